@@ -1,0 +1,26 @@
+// binding.cc — the addon's entry point: registers the exported functions and
+// the build stamp. Marshalling lives in the *_binding.cc peers; syscalls live
+// in core/. No policy here.
+#include <napi.h>
+
+#include "probe_binding.h"
+
+#define EXACTSPAWN_STR2(x) #x
+#define EXACTSPAWN_STR(x) EXACTSPAWN_STR2(x)
+
+namespace exactspawn {
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  exports.Set("sourceStamp", Napi::String::New(env, EXACTSPAWN_STR(EXACTSPAWN_SOURCE_STAMP)));
+  exports.Set("napiVersion", Napi::Number::New(env, NAPI_VERSION));
+  exports.Set("probe", Napi::Function::New(env, Probe, "probe"));
+  return exports;
+}
+
+}  // namespace exactspawn
+
+static Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
+  return exactspawn::Init(env, exports);
+}
+
+NODE_API_MODULE(NODE_GYP_MODULE_NAME, InitAddon)

@@ -1,0 +1,40 @@
+// probe_binding.cc — marshalling only: converts a ProbeResult into
+// { argMax, stackSoft, stackHard, pageSize }, each field
+// { value: number | null, unlimited: boolean, error: string | null }.
+// `error` is the errno's symbolic name (uv_err_name style, e.g. "EINVAL").
+#include "probe_binding.h"
+
+#include <uv.h>
+
+#include "core/probe.h"
+
+namespace exactspawn {
+
+namespace {
+
+Napi::Object ToJs(Napi::Env env, const ProbedValue& field) {
+  Napi::Object out = Napi::Object::New(env);
+  bool has_value = field.error == 0 && !field.unlimited;
+  out.Set("value", has_value ? Napi::Value(Napi::Number::New(env, static_cast<double>(field.value)))
+                             : env.Null());
+  out.Set("unlimited", Napi::Boolean::New(env, field.unlimited));
+  out.Set("error", field.error == 0
+                       ? env.Null()
+                       : Napi::Value(Napi::String::New(env, uv_err_name(-field.error))));
+  return out;
+}
+
+}  // namespace
+
+Napi::Value Probe(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  ProbeResult result = probe_limits();
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("argMax", ToJs(env, result.arg_max));
+  out.Set("stackSoft", ToJs(env, result.stack_soft));
+  out.Set("stackHard", ToJs(env, result.stack_hard));
+  out.Set("pageSize", ToJs(env, result.page_size));
+  return out;
+}
+
+}  // namespace exactspawn

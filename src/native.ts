@@ -1,0 +1,99 @@
+/**
+ * The one loader of the native addon (node-gyp-build): lazy, cached, typed,
+ * and explicit about why it could not load.
+ *
+ * The addon is off when EXACTSPAWN_NATIVE is "0"/"off"/"false" or after
+ * `disableNative()`; then every caller takes the documented fallback path.
+ * EXACTSPAWN_NATIVE=required turns a load failure into a thrown error.
+ */
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { logger } from "./log.js";
+
+/** One probed field: a number, "unlimited", or the errno name of a failed read. */
+export interface RawProbedValue {
+  value: number | null;
+  unlimited: boolean;
+  error: string | null;
+}
+
+export interface RawProbe {
+  argMax: RawProbedValue;
+  stackSoft: RawProbedValue;
+  stackHard: RawProbedValue;
+  pageSize: RawProbedValue;
+}
+
+/** What the addon exports. Later capabilities are optional so fakes can stay small. */
+export interface NativeBinding {
+  readonly sourceStamp: string;
+  readonly napiVersion: number;
+  probe(): RawProbe;
+}
+
+export interface NativeStatus {
+  readonly loaded: boolean;
+  /** Why the addon is not in use; undefined when it is. */
+  readonly reason: string | undefined;
+  /** e.g. "linux-x64 glibc-2.36 node-20.20.2 abi-115". */
+  readonly platform: string;
+}
+
+export const PACKAGE_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+let cached: { binding: NativeBinding | null; status: NativeStatus } | undefined;
+let forcedOff = false;
+
+function platformTuple(): string {
+  const report = process.report?.getReport() as
+    | { header?: { glibcVersionRuntime?: string } }
+    | undefined;
+  const glibc = report?.header?.glibcVersionRuntime;
+  return `${process.platform}-${process.arch} ${glibc ? `glibc-${glibc}` : "libc-unknown"} node-${process.versions.node} abi-${process.versions.modules}`;
+}
+
+function envForcesOff(): boolean {
+  const v = (process.env["EXACTSPAWN_NATIVE"] ?? "").toLowerCase();
+  return v === "0" || v === "off" || v === "false";
+}
+
+function load(): { binding: NativeBinding | null; status: NativeStatus } {
+  const platform = platformTuple();
+  if (forcedOff || envForcesOff()) {
+    const why = forcedOff ? "disabled by disableNative()" : "disabled by EXACTSPAWN_NATIVE";
+    return { binding: null, status: { loaded: false, reason: why, platform } };
+  }
+  try {
+    const require = createRequire(import.meta.url);
+    const nodeGypBuild = require("node-gyp-build") as (dir: string) => NativeBinding;
+    const binding = nodeGypBuild(PACKAGE_ROOT);
+    return { binding, status: { loaded: true, reason: undefined, platform } };
+  } catch (error) {
+    const cause = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    const reason = `could not load the native addon on ${platform}: ${cause}`;
+    if ((process.env["EXACTSPAWN_NATIVE"] ?? "").toLowerCase() === "required") {
+      throw new Error(reason, { cause: error });
+    }
+    logger().warn({ platform, cause }, "exactspawn: native addon unavailable, using the fallback");
+    return { binding: null, status: { loaded: false, reason, platform } };
+  }
+}
+
+/** The addon, or null when it is off or failed to load (see `nativeStatus()`). */
+export function nativeBinding(): NativeBinding | null {
+  cached ??= load();
+  return cached.binding;
+}
+
+/** Whether the addon is in use and, if not, why. */
+export function nativeStatus(): NativeStatus {
+  cached ??= load();
+  return cached.status;
+}
+
+/** Turns the addon off for the rest of the process (tests of the fallback path). */
+export function disableNative(): void {
+  forcedOff = true;
+  cached = undefined;
+}
