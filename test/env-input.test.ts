@@ -1,0 +1,119 @@
+/** Validation of every environment shape: bad input fails clearly and never echoes a value. */
+import { describe, expect, it } from "vitest";
+import { envEntries, toEnvp } from "../src/env-input.js";
+import { InvalidEnvError } from "../src/errors.js";
+import { envPairBytes, execFits } from "../src/limits.js";
+
+const SENTINEL = "SENTINEL-c0ffee";
+const limits = { execLimit: 1 << 20, maxArgStrlen: 131072 };
+
+type Case = [label: string, call: () => unknown, mention: RegExp];
+
+const cases: Case[] = [
+  ["NUL in a record value", () => envEntries({ A: `${SENTINEL}\0` }), /value of A contains NUL/],
+  ["NUL in a name", () => envEntries({ "A\0B": SENTINEL }), /contains NUL/],
+  ["'=' in a name", () => envEntries({ "A=B": SENTINEL }), /contains '='/],
+  ["an empty name", () => envEntries({ "": SENTINEL }), /name is empty/],
+  [
+    "a number value",
+    () => envEntries({ A: 42 as unknown as string }),
+    /string or Buffer, got number/,
+  ],
+  ["a null value", () => envEntries({ A: null as unknown as string }), /got null/],
+  ["a lone surrogate value", () => envEntries({ A: `${SENTINEL}\ud800` }), /lone UTF-16 surrogate/],
+  ["a lone surrogate name", () => envEntries({ "A\udc00": SENTINEL }), /lone UTF-16 surrogate/],
+  ["NUL in a Buffer value", () => envEntries({ A: Buffer.from(`${SENTINEL}\0`) }), /contains NUL/],
+  ["a pair without '='", () => envEntries([SENTINEL]), /entry 0 is not of the form NAME=value/],
+  ["a pair with an empty name", () => envEntries([`=${SENTINEL}`]), /empty name/],
+  ["a Buffer pair without '='", () => envEntries([Buffer.from(SENTINEL)]), /no '='/],
+  ["a non-string pair", () => envEntries([7 as unknown as string]), /entry 0 must be/],
+  [
+    "a Map with a non-string name",
+    () => envEntries(new Map([[1 as unknown as string, SENTINEL]])),
+    /must be a string/,
+  ],
+  ["a non-object env", () => envEntries(SENTINEL as unknown as string[]), /expected a record/],
+  ["envPairBytes with NUL", () => envPairBytes("A", `${SENTINEL}\0`), /contains NUL/],
+  ["envPairBytes with '='", () => envPairBytes("A=", SENTINEL), /contains '='/],
+  ["envPairBytes with a non-string", () => envPairBytes("A", 1 as unknown as string), /got number/],
+  [
+    "execFits with NUL in argv",
+    () => execFits("/x", ["x", `${SENTINEL}\0`], {}, limits),
+    /argv\[1\] contains NUL/,
+  ],
+  [
+    "execFits with a surrogate in argv",
+    () => execFits("/x", [`\ud800${SENTINEL}`], {}, limits),
+    /argv\[0\] contains a lone/,
+  ],
+  [
+    "execFits with a non-string argv",
+    () => execFits("/x", [{} as string], {}, limits),
+    /argv\[0\] must be/,
+  ],
+  ["execFits with an empty file", () => execFits("", [], {}, limits), /file must be/],
+  [
+    "execFits with NUL in the file",
+    () => execFits(`/x\0${SENTINEL}`, [], {}, limits),
+    /file contains NUL/,
+  ],
+  [
+    "execFits with a bad env",
+    () => execFits("/x", [], { A: `\0${SENTINEL}` }, limits),
+    /contains NUL/,
+  ],
+];
+
+describe("bad input", () => {
+  it.each(cases)(
+    "%s → InvalidEnvError (a TypeError) without the value",
+    (_label, call, mention) => {
+      let caught: unknown;
+      try {
+        call();
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toBeInstanceOf(InvalidEnvError);
+      expect(caught).toBeInstanceOf(TypeError);
+      const error = caught as InvalidEnvError;
+      expect(error.message).toMatch(mention);
+      expect(error.code).toBe("ERR_EXACTSPAWN_INVALID_ENV");
+      expect(`${error.message}\n${error.stack}`).not.toContain(SENTINEL);
+    },
+  );
+});
+
+describe("records", () => {
+  it("reads own __proto__ and constructor keys as ordinary names", () => {
+    const record = JSON.parse('{"__proto__": "p", "constructor": "c", "toString": "t"}');
+    const names = envEntries(record).map((e) => e.name);
+    expect(names).toEqual(["__proto__", "constructor", "toString"]);
+    expect(toEnvp(envEntries(record))).toEqual(["__proto__=p", "constructor=c", "toString=t"]);
+  });
+
+  it("never reads inherited properties", () => {
+    const record = Object.create({ INHERITED: "x" }) as Record<string, string>;
+    record["OWN"] = "y";
+    expect(envEntries(record).map((e) => e.name)).toEqual(["OWN"]);
+  });
+
+  it("skips undefined values like child_process does", () => {
+    expect(envEntries({ A: undefined, B: "b" }).map((e) => e.name)).toEqual(["B"]);
+  });
+});
+
+describe("toEnvp", () => {
+  it("keeps order, duplicates and non-UTF-8 bytes exactly", () => {
+    const raw = Buffer.from([0x41, 0x3d, 0xff, 0x80]);
+    const envp = toEnvp(envEntries(["B=2", raw, "B=3"]));
+    expect(envp[0]).toBe("B=2");
+    expect(Buffer.compare(envp[1] as Buffer, raw)).toBe(0);
+    expect(envp[2]).toBe("B=3");
+  });
+
+  it("encodes non-ASCII names of string entries as UTF-8", () => {
+    const [pair] = toEnvp(envEntries({ É: Buffer.from([0xff]) }));
+    expect(Buffer.compare(pair as Buffer, Buffer.from([0xc3, 0x89, 0x3d, 0xff]))).toBe(0);
+  });
+});
