@@ -1,5 +1,7 @@
 import { defineConfig } from "vitest/config";
 
+// The whole suite runs twice: with the native addon, and with it forced off
+// (EXACTSPAWN_NATIVE=0), so every policy guarantee is proven on the fallback too.
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
@@ -8,5 +10,9 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores in CI: keep the spawn-heavy integration files from starving each other.
     maxWorkers: 2,
+    projects: [
+      { extends: true, test: { name: "native", env: { EXACTSPAWN_NATIVE: "" } } },
+      { extends: true, test: { name: "fallback", env: { EXACTSPAWN_NATIVE: "0" } } },
+    ],
   },
 });
