@@ -14,7 +14,13 @@ const runNode = (code: string, env: NodeJS.ProcessEnv, cwd = PACKAGE_ROOT) =>
   spawnSync(process.execPath, ["--input-type=module", "-e", code], {
     cwd,
     encoding: "utf8",
-    env: { ...process.env, EXACTSPAWN_NATIVE: "", PREBUILDS_ONLY: "", ...env },
+    env: {
+      ...process.env,
+      EXACTSPAWN_NATIVE: "",
+      PREBUILDS_ONLY: "",
+      EXACTSPAWN_PREBUILD: undefined,
+      ...env,
+    },
   });
 
 const REPORT = `
@@ -98,5 +104,16 @@ describe("a package without any build", () => {
     );
     expect(run.status).not.toBe(0);
     expect(run.stderr).toMatch(/could not load the native addon/);
+  });
+});
+
+describe.runIf(process.env["EXACTSPAWN_EXPECT_ASAN"] === "1")("under npm run test:asan", () => {
+  it("runs the sanitizer build of the addon", () => {
+    nativeBinding();
+    const report = process.report.getReport() as unknown as { sharedObjects: string[] };
+    expect(
+      report.sharedObjects.some((so) => so.endsWith(".asan/build/Release/exactspawn.node")),
+    ).toBe(true);
+    expect(report.sharedObjects.some((so) => so.includes("libasan"))).toBe(true);
   });
 });
