@@ -123,13 +123,21 @@ export function bashArgvSizer(
 
   // Memo of the last list seen and its preamble size, so a list that only
   // grew costs just its new lines.
+  // planSpill appends to one array, so the same array with the same last
+  // known name skips the prefix comparison.
   const known: string[] = [];
   let knownPreamble = 0;
+  let knownArray: readonly string[] | undefined;
   return (spilled) => {
     let start = known.length <= spilled.length ? known.length : 0;
-    for (let i = 0; i < start; i++) {
-      if (spilled[i] !== known[i]) start = 0;
+    const appended =
+      spilled === knownArray && (start === 0 || spilled[start - 1] === known[start - 1]);
+    if (!appended) {
+      for (let i = 0; i < start; i++) {
+        if (spilled[i] !== known[i]) start = 0;
+      }
     }
+    knownArray = spilled;
     if (start === 0) {
       known.length = 0;
       knownPreamble = 0;
