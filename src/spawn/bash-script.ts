@@ -96,8 +96,10 @@ function bytesOf(text: string): number {
  * `writeSpillFiles` under the same `tmpdir`, in the plan's `spilled` order,
  * and the script file (if any) by `writeScriptFile` under the same `tmpdir`:
  * every path's length is known in advance (mkdtemp adds six characters that
- * are never quotes). Pure; incremental when each call extends the previous
- * list, as `planSpill` does.
+ * are never quotes). Pure in effect; incremental when each call extends the
+ * previous list, as `planSpill` does. Passing the same array object again
+ * means "only appended to since the last call"; to reuse an array otherwise,
+ * pass a copy.
  */
 export function bashArgvSizer(
   input: BashArgvSizerInput,

@@ -240,4 +240,16 @@ describe("bash script and the planner's argv size", () => {
       }
     },
   );
+
+  it("gives the same size whatever order of calls the sizer sees", () => {
+    const input = { bash: BASH, command: "true", tmpdir: "/tmp/x'y" };
+    const memo = bashArgvSizer(input);
+    const growing: string[] = [];
+    const lists = [["A"], ["A", "BB"], ["BB"], [], ["A", "BB", "C"], ["C", "A"]];
+    for (const list of lists) {
+      growing.splice(0, growing.length, ...list);
+      expect(memo(growing)).toEqual(bashArgvSizer(input)(list));
+      expect(memo(list)).toEqual(bashArgvSizer(input)(list));
+    }
+  });
 });
