@@ -13,7 +13,7 @@ import { Buffer } from "node:buffer";
 import { constants } from "node:fs";
 import { mkdtemp as fsMkdtemp, open, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { SpillError } from "../errors.js";
+import { displayName, SpillError } from "../errors.js";
 import { logger } from "../log.js";
 import type { SpillFileRef } from "./preamble.js";
 import {
@@ -108,7 +108,8 @@ export async function writeSpillFilesInto(
  * was made from) into a fresh private directory under `tmpdir`. Creates
  * nothing when the plan spilled nothing. On any failure the partial directory
  * is removed and a SpillError names the first affected variable, its byte
- * length and the I/O code; never the value.
+ * length and the I/O code; never the value. Throws TypeError, before creating
+ * anything, when `env` lacks a spilled name (e.g. `plan.inline` was passed).
  */
 export async function writeSpillFiles(
   plan: { readonly spilled: readonly { readonly name: string }[] },
@@ -118,7 +119,17 @@ export async function writeSpillFiles(
   if (plan.spilled.length === 0) {
     return { dir: undefined, files: [], remove: () => Promise.resolve() };
   }
-  const spills = plan.spilled.map(({ name }) => ({ name, value: env.get(name) ?? "" }));
+  const spills = plan.spilled.map(({ name }) => {
+    const value = env.get(name);
+    if (value === undefined) {
+      // Most likely plan.inline was passed: it no longer holds the spilled values.
+      throw new TypeError(
+        `writeSpillFiles: no value for spilled variable ${displayName(name)}; ` +
+          "pass the environment the plan was made from, not plan.inline",
+      );
+    }
+    return { name, value };
+  });
   const mkdtemp = options.mkdtemp ?? ((prefix: string) => fsMkdtemp(prefix));
   let dir: string;
   try {

@@ -90,6 +90,14 @@ describe("writeSpillFiles", () => {
     await Promise.all([one.remove(), two.remove()]);
   });
 
+  it("refuses an env without the spilled values (plan.inline passed by mistake)", async () => {
+    const root = testRoot();
+    await expect(writeSpillFiles(plan, new Map([["KEEP", "x"]]), { tmpdir: root })).rejects.toThrow(
+      /no value for spilled variable RECIPE_VAR_a/,
+    );
+    expect(readdirSync(root)).toEqual([]);
+  });
+
   it("creates nothing when nothing spilled", async () => {
     const root = testRoot();
     const files = await writeSpillFiles({ spilled: [] }, env, { tmpdir: root });
