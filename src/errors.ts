@@ -25,9 +25,15 @@ export interface SizedName {
   readonly bytes: number;
 }
 
+/** How many offenders an EnvBudgetError message lists before summarising the rest. */
+const LISTED_OFFENDERS = 20;
+
 /**
- * Protected variables alone do not fit the environment budget. Lists names and
- * sizes (largest first) and the budget, with advice; never values.
+ * The environment does not fit the exec limit even after every variable that
+ * may be dropped is gone. `offenders` lists the remaining variables (name and
+ * `NAME=value\0` size, largest first); `budget` is what the environment may
+ * take once argv, the filename and argv's pointers are counted; `totalBytes`
+ * is what the remaining environment takes (strings and pointers). Never values.
  */
 export class EnvBudgetError extends Error {
   override readonly name = "EnvBudgetError";
@@ -37,17 +43,52 @@ export class EnvBudgetError extends Error {
   readonly totalBytes: number;
   constructor(offenders: readonly SizedName[], budget: number, totalBytes: number) {
     const sorted = [...offenders].sort((a, b) => b.bytes - a.bytes || compareNames(a.name, b.name));
-    const lines = sorted.map((o) => `  - ${o.name} (${o.bytes} bytes)`).join("\n");
+    const listed = sorted.slice(0, LISTED_OFFENDERS);
+    const lines = listed.map((o) => `  - ${displayName(o.name)} (${o.bytes} bytes)`);
+    if (sorted.length > listed.length) {
+      lines.push(`  ... and ${sorted.length - listed.length} smaller variable(s)`);
+    }
     super(
-      `environment budget exceeded before spawn: ${totalBytes} bytes of protected variables ` +
-        `do not fit the measured budget (${budget} bytes):\n${lines}\n` +
-        "These variables are protected and were not dropped. Step values are spilled to " +
-        "private files automatically; move large inherited or protected variables out of " +
-        "the environment (pass them by file or stdin), or raise the stack limit (ulimit -s).",
+      `environment budget exceeded before spawn: the environment needs ${totalBytes} bytes ` +
+        `but only ${budget} bytes are left for it, and none of these variables may be dropped ` +
+        `(protected, or not inherited):\n${lines.join("\n")}\n` +
+        "Step values are spilled to private files automatically; move large inherited or " +
+        "protected variables out of the environment (pass them by file or stdin), or raise " +
+        "the stack limit (ulimit -s).",
     );
     this.budget = budget;
     this.offenders = sorted;
     this.totalBytes = totalBytes;
+  }
+}
+
+/**
+ * A step value could not be spilled to a file: it contains NUL (which the
+ * preamble's `read -d ''` cannot carry), or writing its file failed. Carries
+ * the variable's name, the value's UTF-8 byte length and, for I/O failures,
+ * the system error code and `cause`; never the value.
+ */
+export class SpillError extends Error {
+  override readonly name = "SpillError";
+  readonly code: "ERR_EXACTSPAWN_SPILL_NUL" | "ERR_EXACTSPAWN_SPILL_WRITE";
+  readonly variable: string;
+  readonly bytes: number;
+  /** The I/O error's code (ENOENT, ENOSPC, …) for write failures. */
+  readonly ioCode: string | undefined;
+  constructor(
+    code: SpillError["code"],
+    variable: string,
+    bytes: number,
+    detail: string,
+    options?: { cause?: unknown; ioCode?: string | undefined },
+  ) {
+    super(`failed to spill ${displayName(variable)} (${bytes} bytes): ${detail}`, {
+      cause: options?.cause,
+    });
+    this.code = code;
+    this.variable = variable;
+    this.bytes = bytes;
+    this.ioCode = options?.ioCode;
   }
 }
 

@@ -1,0 +1,123 @@
+/**
+ * Bounded environment: the last step before spawning. If the exec (file +
+ * argv + envp + pointers, the exact model) is still over the limit after the
+ * spill, non-protected inherited variables are dropped, largest first (ties:
+ * the name that sorts first), until it fits. Protected names and variables
+ * that did not come from the inherited environment are never dropped; when
+ * they alone do not fit, EnvBudgetError names them and their sizes.
+ *
+ * Used for bash steps (after planSpill) and on its own for agent children.
+ */
+import { Buffer } from "node:buffer";
+import { compareNames, EnvBudgetError, InvalidEnvError, type SizedName } from "../errors.js";
+import { type Logger, logger } from "../log.js";
+import { defaultProtectedNames, isProtectedName, type ProtectedNames } from "./names.js";
+import type { ArgvSize } from "./spill-plan.js";
+
+const POINTER_BYTES = 8;
+
+export interface BoundedEnvInput {
+  /** The environment as it would be passed to the child. Not modified. */
+  readonly env: ReadonlyMap<string, string>;
+  /** Names whose value came from the inherited (parent) environment: the only drop candidates. */
+  readonly inheritedNames: ReadonlySet<string>;
+  /** Never dropped. Default `defaultProtectedNames()`. */
+  readonly protected?: ProtectedNames;
+  /** execve's filename. */
+  readonly file: string;
+  /** The full argv (argv[0] included), or its measured size (e.g. SpillPlan.argv). */
+  readonly argv: readonly string[] | ArgvSize;
+  readonly limits: { readonly execLimit: number; readonly maxArgStrlen: number };
+  /** Default: the library logger. */
+  readonly log?: Logger;
+}
+
+export interface BoundedEnv {
+  /** The environment to pass: the input less `dropped`, in the input's order. */
+  readonly env: Map<string, string>;
+  /** Dropped inherited variables, in drop order (largest first). */
+  readonly dropped: readonly SizedName[];
+  /** Exact-model bytes of the result. */
+  readonly footprint: number;
+  readonly limit: number;
+}
+
+function measureArgv(argv: readonly string[] | ArgvSize): ArgvSize {
+  if (!Array.isArray(argv)) return argv as ArgvSize;
+  let bytes = 0;
+  let longest = 0;
+  for (const arg of argv as readonly string[]) {
+    const size = Buffer.byteLength(arg, "utf8") + 1;
+    bytes += size;
+    longest = Math.max(longest, size);
+  }
+  return { bytes, argc: argv.length, longest };
+}
+
+/**
+ * Trims the environment to fit (see the module comment). Pure apart from one
+ * WARN per dropped variable (name and size only). When the input already
+ * fits, `env` holds the input's entries unchanged. Throws EnvBudgetError
+ * (remaining names and sizes, budget, total; never values) when nothing left
+ * to drop makes it fit, and InvalidEnvError when a single argv string is over
+ * maxArgStrlen (no environment change can fix that).
+ */
+export function boundedEnv(input: BoundedEnvInput): BoundedEnv {
+  const { env, limits } = input;
+  const protectedNames = input.protected ?? defaultProtectedNames();
+  const log = input.log ?? logger();
+  const argv = measureArgv(input.argv);
+  if (argv.longest !== undefined && argv.longest > limits.maxArgStrlen) {
+    throw new InvalidEnvError(
+      `boundedEnv: an argv string of ${argv.longest} bytes is over the per-string limit ` +
+        `(${limits.maxArgStrlen} bytes)`,
+    );
+  }
+  const fixed =
+    Buffer.byteLength(input.file, "utf8") + 1 + argv.bytes + POINTER_BYTES * Math.max(argv.argc, 1);
+
+  const sizes = new Map<string, number>();
+  let envBytes = 0;
+  let oversized = 0;
+  for (const [name, value] of env) {
+    const bytes = Buffer.byteLength(name, "utf8") + Buffer.byteLength(value, "utf8") + 2;
+    sizes.set(name, bytes);
+    envBytes += bytes + POINTER_BYTES;
+    if (bytes > limits.maxArgStrlen) oversized += 1;
+  }
+  const fits = (): boolean => fixed + envBytes <= limits.execLimit && oversized === 0;
+
+  if (fits()) {
+    return { env: new Map(env), dropped: [], footprint: fixed + envBytes, limit: limits.execLimit };
+  }
+
+  const candidates: SizedName[] = [];
+  for (const [name, bytes] of sizes) {
+    if (input.inheritedNames.has(name) && !isProtectedName(name, protectedNames)) {
+      candidates.push({ name, bytes });
+    }
+  }
+  candidates.sort((a, b) => b.bytes - a.bytes || compareNames(a.name, b.name));
+  const removed = new Set<string>();
+  const dropped: SizedName[] = [];
+  for (const candidate of candidates) {
+    if (fits()) break;
+    removed.add(candidate.name);
+    dropped.push(candidate);
+    envBytes -= candidate.bytes + POINTER_BYTES;
+    if (candidate.bytes > limits.maxArgStrlen) oversized -= 1;
+    log.warn(
+      { name: candidate.name, bytes: candidate.bytes },
+      "inherited variable dropped to fit the exec limit",
+    );
+  }
+
+  if (!fits()) {
+    const offenders: SizedName[] = [];
+    for (const [name, bytes] of sizes) if (!removed.has(name)) offenders.push({ name, bytes });
+    throw new EnvBudgetError(offenders, limits.execLimit - fixed, envBytes);
+  }
+  const out = new Map<string, string>();
+  for (const [name, value] of env) if (!removed.has(name)) out.set(name, value);
+  return { env: out, dropped, footprint: fixed + envBytes, limit: limits.execLimit };
+}

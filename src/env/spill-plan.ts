@@ -1,0 +1,192 @@
+/**
+ * The spill planner: which step values leave the environment for private
+ * files before a bash step starts.
+ *
+ * Phase 1 (per-value cap): every step value whose `NAME=value\0` exceeds the
+ *   cap spills, each name judged on its own size (RECIPE_VAR_x can spill while
+ *   its alias X stays inline). Phase-1 spills are listed in name order.
+ * Phase 2 (total): while the whole exec (file + argv, which grows with the
+ *   preamble, + envp + pointers) is over the exec limit by the exact model,
+ *   the remaining step values spill largest first (ties: the name that sorts
+ *   first, code-unit order) until it fits or none is left.
+ *
+ * Only step values are candidates; empty values never spill. A value that
+ * must spill but whose name is not spillable is dropped (one WARN, name and
+ * size) and the step still starts. A value that must spill and contains NUL
+ * is a SpillError (the preamble's `read -d ''` stops at NUL); the error and
+ * every log line carry names and sizes, never values.
+ */
+import { Buffer } from "node:buffer";
+import { compareNames, SpillError } from "../errors.js";
+import { PER_VALUE_ENV_CAP } from "../limits.js";
+import { type Logger, logger } from "../log.js";
+import { isSpillableName } from "./names.js";
+
+const POINTER_BYTES = 8;
+
+/** The size of an argv as the exact exec model counts it. */
+export interface ArgvSize {
+  /** Σ(strlen + 1) over every argv string, argv[0] included. */
+  readonly bytes: number;
+  readonly argc: number;
+  /** The largest single argv string, NUL included (checked against maxArgStrlen) when known. */
+  readonly longest?: number;
+}
+
+/** argv's size once `spilled` (in this order) are spilled and their preamble lines added. */
+export type ArgvBytesFn = (spilled: readonly string[]) => ArgvSize;
+
+export interface SpillPlanInput {
+  /** The final merged environment, every layer applied. Not modified. */
+  readonly env: ReadonlyMap<string, string>;
+  /** Names whose final value came from step values: the only spill candidates. */
+  readonly stepNames: ReadonlySet<string>;
+  /** The interpreter's absolute path (execve's filename). */
+  readonly file: string;
+  /**
+   * argv's size given the names spilled so far, in spill order (see
+   * `bashArgvSizer`). Must be pure. The array it receives is the planner's own
+   * and may grow after the call returns: copy it to keep it.
+   */
+  readonly argvBytes: ArgvBytesFn;
+  readonly limits: { readonly execLimit: number; readonly maxArgStrlen: number };
+  /** Default PER_VALUE_ENV_CAP (MAX_ARG_STRLEN − 4096). */
+  readonly perValueCap?: number;
+  /** Default: the library logger. */
+  readonly log?: Logger;
+}
+
+/** A variable by name and `NAME=value\0` size. */
+export interface SpilledVariable {
+  readonly name: string;
+  readonly bytes: number;
+}
+
+export interface DroppedStepValue {
+  readonly name: string;
+  readonly bytes: number;
+  readonly reason: "over_cap_unspillable_name";
+}
+
+export interface SpillPlan {
+  /** The environment without spilled and dropped variables (the input's own order). */
+  readonly inline: Map<string, string>;
+  /** Phase-1 spills in name order, then phase-2 spills in the order they were chosen. */
+  readonly spilled: readonly SpilledVariable[];
+  readonly dropped: readonly DroppedStepValue[];
+  /** Exact-model bytes of file + argv + inline env + pointers. */
+  readonly footprint: number;
+  /** footprint ≤ execLimit and no inline or argv string over maxArgStrlen. */
+  readonly fits: boolean;
+  /** argvBytes(spilled names) as finally computed. */
+  readonly argv: ArgvSize;
+}
+
+function pairBytes(name: string, value: string): number {
+  return Buffer.byteLength(name, "utf8") + Buffer.byteLength(value, "utf8") + 2;
+}
+
+/**
+ * Plans which step values spill (see the module comment for the rules).
+ * Pure and deterministic apart from WARN/DEBUG log lines (names and sizes
+ * only). When nothing spills or is dropped, `inline` holds exactly the input's
+ * entries in the input's order. Throws SpillError (code
+ * ERR_EXACTSPAWN_SPILL_NUL) when a value that must spill contains NUL.
+ */
+export function planSpill(input: SpillPlanInput): SpillPlan {
+  const cap = input.perValueCap ?? PER_VALUE_ENV_CAP;
+  const log = input.log ?? logger();
+  const { env, stepNames, limits } = input;
+  const fileBytes = Buffer.byteLength(input.file, "utf8") + 1;
+
+  const sizes = new Map<string, number>();
+  let envBytes = 0;
+  for (const [name, value] of env) {
+    const bytes = pairBytes(name, value);
+    sizes.set(name, bytes);
+    envBytes += bytes;
+  }
+  let envCount = env.size;
+
+  const removed = new Set<string>();
+  const spilledNames: string[] = [];
+  const spilled: SpilledVariable[] = [];
+  const dropped: DroppedStepValue[] = [];
+
+  const spill = (name: string, bytes: number, phase: 1 | 2): void => {
+    const value = env.get(name) ?? "";
+    if (value.includes("\0")) {
+      throw new SpillError(
+        "ERR_EXACTSPAWN_SPILL_NUL",
+        name,
+        Buffer.byteLength(value, "utf8"),
+        "the value contains a NUL byte, which the spill preamble cannot read back",
+      );
+    }
+    removed.add(name);
+    spilledNames.push(name);
+    spilled.push({ name, bytes });
+    envBytes -= bytes;
+    envCount -= 1;
+    log.debug({ name, bytes, phase }, "step value spilled to a private file");
+  };
+
+  const candidates: SpilledVariable[] = [];
+  for (const name of [...stepNames].sort(compareNames)) {
+    const bytes = sizes.get(name);
+    if (bytes === undefined || env.get(name) === "") continue;
+    if (bytes <= cap) {
+      if (isSpillableName(name)) candidates.push({ name, bytes });
+      continue;
+    }
+    if (isSpillableName(name)) {
+      spill(name, bytes, 1);
+    } else {
+      removed.add(name);
+      dropped.push({ name, bytes, reason: "over_cap_unspillable_name" });
+      envBytes -= bytes;
+      envCount -= 1;
+      log.warn(
+        { name, bytes, cap },
+        "step value dropped: over the per-value cap and its name cannot be spilled",
+      );
+    }
+  }
+
+  const footprintNow = (argv: { bytes: number; argc: number }): number =>
+    fileBytes + argv.bytes + envBytes + POINTER_BYTES * (Math.max(argv.argc, 1) + envCount);
+
+  let argv = input.argvBytes(spilledNames);
+  let footprint = footprintNow(argv);
+  if (footprint > limits.execLimit && candidates.length > 0) {
+    candidates.sort((a, b) => b.bytes - a.bytes || compareNames(a.name, b.name));
+    for (const candidate of candidates) {
+      if (footprint <= limits.execLimit) break;
+      spill(candidate.name, candidate.bytes, 2);
+      argv = input.argvBytes(spilledNames);
+      footprint = footprintNow(argv);
+    }
+  }
+
+  let inline: Map<string, string>;
+  let oversized = argv.longest !== undefined && argv.longest > limits.maxArgStrlen;
+  if (removed.size === 0) {
+    inline = new Map(env);
+    for (const bytes of sizes.values()) if (bytes > limits.maxArgStrlen) oversized = true;
+  } else {
+    inline = new Map();
+    for (const [name, value] of env) {
+      if (removed.has(name)) continue;
+      inline.set(name, value);
+      if ((sizes.get(name) ?? 0) > limits.maxArgStrlen) oversized = true;
+    }
+  }
+  return {
+    inline,
+    spilled,
+    dropped,
+    footprint,
+    fits: footprint <= limits.execLimit && !oversized,
+    argv,
+  };
+}

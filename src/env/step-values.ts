@@ -1,0 +1,189 @@
+/**
+ * Step values → environment variables: `RECIPE_VAR_<key>` (the prefix is
+ * configurable), nested `RECIPE_VAR_<key>__<child>` names for object values,
+ * and the ASCII upper-case alias `<KEY>`.
+ *
+ * Flattening rule (decided here; the seeds only name the nested form):
+ *   - A string value is used as is; `null` becomes ""; any other value
+ *     (number, boolean, array, object) becomes its JSON text.
+ *   - A plain object (not an array) additionally yields one variable per own
+ *     enumerable key, `<parent>__<key>`, recursively, up to `maxDepth` levels
+ *     of nesting; deeper objects are only present as JSON text in their parent.
+ *     Arrays are never flattened by index.
+ *   - Aliases are made for top-level keys only.
+ *   - Keys are visited in code-unit order, so the output is deterministic.
+ *   - Collisions: the first variable to claim a name keeps it (prefixed
+ *     names, including nested ones, are claimed before any alias). Between
+ *     aliases the last key in sorted order wins, as the context export does.
+ *     Every loser is reported as skipped with reason "name_collision".
+ *
+ * Pure and total: odd input (cycles, BigInt, throwing toJSON, lone
+ * surrogates, names with "=") is skipped with a reason, never thrown. Values
+ * containing NUL are passed through: whether they must spill (and so fail) is
+ * the spill planner's decision. Skips are returned as data and not logged
+ * here; the caller decides whether to log them (names only).
+ */
+import { compareNames } from "../errors.js";
+import { asciiUpper, isUpperIdentifier } from "./names.js";
+
+/** Why a step value produced no variable under a name. */
+export type StepValueSkipReason =
+  | "invalid_identifier"
+  | "invalid_name"
+  | "unrepresentable_value"
+  | "value_not_well_formed"
+  | "name_collision"
+  | (string & {});
+
+export interface StepValueSkip {
+  readonly name: string;
+  readonly reason: StepValueSkipReason;
+}
+
+export interface StepValueOptions {
+  /** Prefix of the primary names. Default "RECIPE_VAR_". */
+  readonly prefix?: string;
+  /** Separator between a parent's name and a nested key. Default "__". */
+  readonly nestedSeparator?: string;
+  /** Levels of object nesting that get their own variables. Default 4; 0 disables nesting. */
+  readonly maxDepth?: number;
+  /** Make the upper-case alias of each top-level key. Default true. */
+  readonly aliases?: boolean;
+  /**
+   * Called for each alias that already passed the identifier rule; returns a
+   * skip reason, or null to keep the alias. Default: keep every alias. The
+   * context denylist plugs in here.
+   */
+  readonly aliasFilter?: (name: string) => string | null;
+}
+
+export interface StepValueEnv {
+  /** Variable name → value, in a deterministic order (prefixed names, then aliases). */
+  readonly env: Map<string, string>;
+  readonly skipped: readonly StepValueSkip[];
+}
+
+/** Step values as a record (own enumerable keys) or a Map. */
+export type StepValues = Readonly<Record<string, unknown>> | ReadonlyMap<string, unknown>;
+
+const DEFAULT_PREFIX = "RECIPE_VAR_";
+const DEFAULT_SEPARATOR = "__";
+const DEFAULT_MAX_DEPTH = 4;
+
+type Encoded = { readonly ok: true; readonly text: string } | { readonly ok: false };
+
+function encode(value: unknown): Encoded {
+  if (typeof value === "string") return { ok: true, text: value };
+  if (value === null) return { ok: true, text: "" };
+  try {
+    const text = JSON.stringify(value);
+    return typeof text === "string" ? { ok: true, text } : { ok: false };
+  } catch {
+    return { ok: false };
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+function ownEntries(values: StepValues | Record<string, unknown>): [string, unknown][] {
+  const out: [string, unknown][] = [];
+  if (values instanceof Map) {
+    for (const [key, value] of values) if (typeof key === "string") out.push([key, value]);
+  } else {
+    for (const key of Object.keys(values)) {
+      out.push([key, Object.getOwnPropertyDescriptor(values, key)?.value]);
+    }
+  }
+  return out.sort((a, b) => compareNames(a[0], b[0]));
+}
+
+/** A name execve can carry: non-empty, no "=", no NUL, well-formed UTF-16. */
+function isEnvName(name: string): boolean {
+  return name.length > 0 && !name.includes("=") && !name.includes("\0") && name.isWellFormed();
+}
+
+/**
+ * Turns step values into environment variables (see the module comment for
+ * the exact rule). Pure and total: never throws; everything it cannot
+ * represent is listed in `skipped` with a reason. Never logs.
+ */
+export function stepValueEnv(values: StepValues, options: StepValueOptions = {}): StepValueEnv {
+  const prefix = options.prefix ?? DEFAULT_PREFIX;
+  const separator = options.nestedSeparator ?? DEFAULT_SEPARATOR;
+  const maxDepth = Math.max(0, Math.floor(options.maxDepth ?? DEFAULT_MAX_DEPTH));
+  const aliasFilter = options.aliasFilter ?? (() => null);
+  const env = new Map<string, string>();
+  const skipped: StepValueSkip[] = [];
+  const seen = new Set<object>();
+
+  const claim = (name: string, value: unknown): boolean => {
+    if (!isEnvName(name)) {
+      skipped.push({ name, reason: "invalid_name" });
+      return false;
+    }
+    const encoded = encode(value);
+    if (!encoded.ok) {
+      skipped.push({ name, reason: "unrepresentable_value" });
+      return false;
+    }
+    if (!encoded.text.isWellFormed()) {
+      skipped.push({ name, reason: "value_not_well_formed" });
+      return false;
+    }
+    if (env.has(name)) {
+      skipped.push({ name, reason: "name_collision" });
+      return false;
+    }
+    env.set(name, encoded.text);
+    return true;
+  };
+
+  const visit = (name: string, value: unknown, depth: number): void => {
+    if (!claim(name, value)) return;
+    if (depth >= maxDepth || !isPlainObject(value) || seen.has(value)) return;
+    seen.add(value);
+    for (const [key, child] of ownEntries(value))
+      visit(`${name}${separator}${key}`, child, depth + 1);
+    seen.delete(value);
+  };
+
+  const top = ownEntries(values);
+  for (const [key, value] of top) visit(`${prefix}${key}`, value, 0);
+
+  if (options.aliases ?? true) {
+    const aliasNames = new Set<string>();
+    for (const [key, value] of top) {
+      const alias = asciiUpper(key);
+      if (!isUpperIdentifier(alias)) {
+        skipped.push({ name: alias, reason: "invalid_identifier" });
+        continue;
+      }
+      const reason = aliasFilter(alias);
+      if (reason !== null) {
+        skipped.push({ name: alias, reason });
+        continue;
+      }
+      if (env.has(alias) && !aliasNames.has(alias)) {
+        skipped.push({ name: alias, reason: "name_collision" });
+        continue;
+      }
+      const encoded = encode(value);
+      if (!encoded.ok || !encoded.text.isWellFormed()) {
+        skipped.push({
+          name: alias,
+          reason: encoded.ok ? "value_not_well_formed" : "unrepresentable_value",
+        });
+        continue;
+      }
+      // Sorted order, last writer wins between aliases.
+      if (aliasNames.has(alias)) skipped.push({ name: alias, reason: "name_collision" });
+      aliasNames.add(alias);
+      env.set(alias, encoded.text);
+    }
+  }
+  return { env, skipped };
+}
