@@ -94,3 +94,24 @@ export function isProtectedName(name: string, protectedNames: ProtectedNames): b
     protectedNames.prefixes.some((prefix) => name.startsWith(prefix))
   );
 }
+
+/**
+ * Validates a list of names given at construction: an array of non-empty
+ * strings without '=' or NUL. Returns a frozen copy. Throws TypeError whose
+ * message names the list and index only, never an entry.
+ */
+export function validateNameList(list: unknown, label: string): readonly string[] {
+  if (!Array.isArray(list)) throw new TypeError(`${label} must be an array of names`);
+  const out: string[] = [];
+  for (let index = 0; index < list.length; index++) {
+    const item: unknown = list[index];
+    if (typeof item !== "string" || item.length === 0) {
+      throw new TypeError(`${label}[${index}] must be a non-empty string`);
+    }
+    if (item.includes("=") || item.includes("\0")) {
+      throw new TypeError(`${label}[${index}] must not contain '=' or NUL`);
+    }
+    out.push(item);
+  }
+  return Object.freeze(out);
+}
