@@ -11,8 +11,12 @@ const UPPER_IDENTIFIER = /^[A-Z_][A-Z0-9_]*$/;
 /** A bash-assignable identifier (ASCII only). */
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
+
 /** Upper-cases ASCII letters only; every other character is left as is. */
 export function asciiUpper(name: string): string {
+  // For pure-ASCII text toUpperCase maps exactly a-z (the fast, common path).
+  if (ASCII_ONLY.test(name)) return name.toUpperCase();
   return name.replace(/[a-z]+/g, (run) => run.toUpperCase());
 }
 
