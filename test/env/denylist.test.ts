@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   createDenylist,
@@ -206,5 +207,29 @@ describe("isUnsafeValue", () => {
     ["TZ", "Europe/Paris", true],
   ])("%s=%j unsafe: %s", (name, value, unsafe) => {
     expect(isUnsafeValue(name, value)).toBe(unsafe);
+  });
+});
+
+describe("matching", () => {
+  it("agrees with a plain loop over the lists (property)", () => {
+    const denylist = createDenylist({ prefixes: ["A.B"], suffixes: ["$X"] });
+    const naive = (name: string) =>
+      denylist.names.has(name) ||
+      denylist.prefixes.some((p) => name.startsWith(p)) ||
+      denylist.suffixes.some((s) => name.endsWith(s));
+    const name = fc.oneof(
+      fc.stringMatching(/^[A-Z_][A-Z0-9_]{0,14}$/),
+      fc.constantFrom(...RESERVED_ENV_PREFIXES).chain((p) => fc.string().map((rest) => p + rest)),
+      fc.constantFrom(...RESERVED_ENV_SUFFIXES).chain((s) => fc.string().map((rest) => rest + s)),
+      fc.constantFrom("A.BC", "AXB", "Y$X", "YX"),
+    );
+    fc.assert(
+      fc.property(name, (n) => {
+        expect(isReservedName(n, denylist)).toBe(
+          naive(n.replace(/[a-z]/g, (c) => c.toUpperCase())),
+        );
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
