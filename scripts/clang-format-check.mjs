@@ -2,10 +2,11 @@
 // Fails when a C++ file under native/ is not formatted by .clang-format.
 // Skipped with a notice when clang-format is not installed (.ci/run installs it).
 import { spawnSync } from "node:child_process";
-import { readdirSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 
 function files(dir) {
+  if (!existsSync(dir)) return [];
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = join(dir, entry.name);
     if (entry.isDirectory()) return files(full);
