@@ -9,6 +9,7 @@
  * reason (never by value).
  */
 import { Buffer } from "node:buffer";
+import { types } from "node:util";
 import { compareNames, displayName } from "../errors.js";
 import { PER_VALUE_ENV_CAP } from "../limits.js";
 import { logger as defaultLogger, type Logger } from "../log.js";
@@ -106,7 +107,8 @@ function readEntries(context: unknown): RawEntry[] {
   const out: RawEntry[] = [];
   if (context === null || typeof context !== "object") return out;
   try {
-    if (context instanceof Map) {
+    // A realm-safe brand check: a Map from another context (vm, worker) is still a Map.
+    if (types.isMap(context)) {
       Map.prototype.forEach.call(context, (value: unknown, key: unknown) => {
         const keyIsString = typeof key === "string";
         out.push({
@@ -180,10 +182,10 @@ export function createContextExporter(options: ContextExportOptions = {}): Conte
   const denylist = createDenylist(options.denylist ?? {});
   let namespace = "";
   if (mode === "namespace") {
-    namespace = asciiUpper(options.namespace ?? DEFAULT_NAMESPACE);
-    if (typeof options.namespace !== "undefined" && typeof options.namespace !== "string") {
+    if (options.namespace !== undefined && typeof options.namespace !== "string") {
       throw new TypeError("context namespace must be a string");
     }
+    namespace = asciiUpper(options.namespace ?? DEFAULT_NAMESPACE);
     if (!isUpperIdentifier(namespace) || matchesDenylist(`${namespace}X`, denylist)) {
       throw new TypeError("context namespace must be a shell identifier that is not reserved");
     }

@@ -216,6 +216,12 @@ describe("contextEnvPairs: accepted shapes", () => {
     expect(reasons(out)).toEqual([["1", "invalid_identifier"]]);
   });
 
+  it("accepts a Map from another realm", async () => {
+    const { runInNewContext } = await import("node:vm");
+    const foreign = runInNewContext('new Map([["repo_path", "."]])') as unknown;
+    expect(contextEnvPairs(foreign, quiet).pairs).toEqual([["REPO_PATH", "."]]);
+  });
+
   it.each([null, undefined, "string", 42, true, Symbol("s"), () => 1])(
     "treats %s as an empty context",
     (context) => {
