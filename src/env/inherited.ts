@@ -110,7 +110,7 @@ function nameKey(name: string, caseInsensitive: boolean): string {
   return caseInsensitive ? asciiUpper(name) : name;
 }
 
-/** True when `name` is essential on Linux (exact names, LC_*, XDG_*). */
+/** True when `name` is essential on Linux (exact names, LC_*, XDG_*). Pure and total. */
 export function isEssentialName(name: string, caseInsensitive = false): boolean {
   const key = nameKey(name, caseInsensitive);
   if (caseInsensitive) {
