@@ -5,7 +5,7 @@ import { InvalidEnvError } from "../../src/errors.js";
 describe("envMapOf", () => {
   it("reads own enumerable keys, skips undefined, keeps prototype names ordinary", () => {
     const record = Object.create({ inherited: "no" }) as Record<string, string | undefined>;
-    record["__proto__"] = "p";
+    Object.defineProperty(record, "__proto__", { value: "p", enumerable: true });
     record["A"] = "1";
     record["SKIP"] = undefined;
     expect([...envMapOf(record, "x")]).toEqual([
