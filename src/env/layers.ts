@@ -98,12 +98,6 @@ export function trustedEnvMap(input: unknown, label: string): Map<string, string
   return envMapOf(input, label, true);
 }
 
-interface Slot {
-  name: string;
-  value: string;
-  layer: EnvLayer;
-}
-
 /**
  * Applies the layers in precedence order and reports each final name's
  * origin. Pure. Throws InvalidEnvError when a step value is not a string or
@@ -112,18 +106,30 @@ interface Slot {
  */
 export function layerEnv(input: LayerInput): LayeredEnv {
   const caseInsensitive = input.caseInsensitive === true;
-  const slots = new Map<string, Slot>();
-  const put = (name: string, value: string, layer: EnvLayer): void => {
-    const key = caseInsensitive ? asciiUpper(name) : name;
-    if (caseInsensitive) slots.delete(key); // the winner's spelling replaces the loser's
-    slots.set(key, { name, value, layer });
-  };
+  // Keyed by the name itself, or by its ASCII upper-case form in case-insensitive mode
+  // (then `spelling` keeps the winning layer's spelling).
+  // Layers other than "inherited" are recorded per name; absent means inherited.
+  const layers = new Map<string, EnvLayer>();
+  const spelling = new Map<string, string>();
+  const values = caseInsensitive ? new Map<string, string>() : new Map(input.inherited);
+  const put = caseInsensitive
+    ? (name: string, value: string, layer: EnvLayer): void => {
+        const key = asciiUpper(name);
+        values.set(key, value);
+        layers.set(key, layer);
+        spelling.set(key, name);
+      }
+    : (name: string, value: string, layer: EnvLayer): void => {
+        values.set(name, value);
+        layers.set(name, layer);
+      };
   const skipped: LayerSkip[] = [];
 
-  for (const [name, value] of input.inherited) put(name, value, "inherited");
+  if (caseInsensitive) for (const [name, value] of input.inherited) put(name, value, "inherited");
   if (input.context !== undefined) {
-    for (const skip of input.context.skipped)
+    for (const skip of input.context.skipped) {
       skipped.push(Object.freeze({ ...skip, layer: "context" }));
+    }
     for (const [name, value] of input.context.pairs) {
       // Defence in depth: the exporter already refused these.
       if (matchesDenylist(asciiUpper(name), input.denylist, { suffixes: false })) continue;
@@ -152,17 +158,24 @@ export function layerEnv(input: LayerInput): LayeredEnv {
     if (layer === undefined) continue;
     for (const [name, value] of layer) put(name, value, origin);
   }
-  if (input.correlation !== undefined)
+  if (input.correlation !== undefined) {
     put(input.correlation[0], input.correlation[1], "correlation");
+  }
 
-  const ordered = [...slots.values()].sort((a, b) => compareNames(a.name, b.name));
+  // Default sort compares UTF-16 code units, the same order as compareNames.
+  const finalName = (key: string): string => (caseInsensitive ? spelling.get(key)! : key);
+  const keys = caseInsensitive
+    ? [...values.keys()].sort((a, b) => compareNames(finalName(a), finalName(b)))
+    : [...values.keys()].sort();
   const env = new Map<string, string>();
   const origin = new Map<string, EnvLayer>();
   const stepValueNames: string[] = [];
-  for (const slot of ordered) {
-    env.set(slot.name, slot.value);
-    origin.set(slot.name, slot.layer);
-    if (slot.layer === "step") stepValueNames.push(slot.name);
+  for (const key of keys) {
+    const name = finalName(key);
+    const layer = layers.get(key) ?? "inherited";
+    env.set(name, values.get(key)!);
+    origin.set(name, layer);
+    if (layer === "step") stepValueNames.push(name);
   }
   return Object.freeze({
     env,
