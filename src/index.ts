@@ -5,6 +5,61 @@
 
 // ---- Spill, bounded environment and bash-step script (issue #5) ----
 export { type BoundedEnv, type BoundedEnvInput, boundedEnv } from "./env/bounded-env.js";
+// ---- Environment policy (issue #4): denylist, context export, inherited
+// ---- filtering, layering, image restore, and the runtime front door.
+export {
+  type ContextExport,
+  type ContextExporter,
+  type ContextExportOptions,
+  type ContextInput,
+  type ContextMode,
+  type ContextSkip,
+  type ContextSkipReason,
+  contextEnvPairs,
+  createContextExporter,
+} from "./env/context-export.js";
+export {
+  createDenylist,
+  DEFAULT_HOST_PREFIX,
+  DEFAULT_STEP_PREFIX,
+  type Denylist,
+  type DenylistAdditions,
+  type DenylistOptions,
+  isReservedName,
+  isUnsafeValue,
+  RESERVED_ENV_DENYLIST,
+  RESERVED_ENV_PREFIXES,
+  RESERVED_ENV_SUFFIXES,
+  SEED_RESERVED_ENV_NAMES,
+} from "./env/denylist.js";
+export {
+  type ImageRecordOptions,
+  type ImageRestoreOptions,
+  recordImageEnv,
+  restoreImageEnv,
+} from "./env/image-restore.js";
+export {
+  type EnvSnapshot,
+  ESSENTIAL_ENV_NAMES,
+  ESSENTIAL_ENV_PREFIXES,
+  type InheritedBase,
+  type InheritedDrop,
+  type InheritedDropReason,
+  type InheritedOptions,
+  inheritedBase,
+  isEssentialName,
+  snapshotEnv,
+  WINDOWS_ESSENTIAL_ENV_NAMES,
+} from "./env/inherited.js";
+export {
+  ENV_LAYERS,
+  type EnvLayer,
+  type LayeredEnv,
+  type LayerInput,
+  type LayerSkip,
+  layerEnv,
+  type StepSkipReason,
+} from "./env/layers.js";
 export {
   defaultProtectedNames,
   isProtectedName,
@@ -59,6 +114,14 @@ export {
 } from "./limits.js";
 export { type Logger, setLogger } from "./log.js";
 export { disableNative, type NativeStatus, nativeStatus } from "./native.js";
+export {
+  type BuildEnvOptions,
+  createRuntime,
+  type EnvRecord,
+  type Runtime,
+  type RuntimeConfig,
+  type RuntimeOptions,
+} from "./runtime.js";
 export {
   type BashArgvSizerInput,
   type BashInvocation,

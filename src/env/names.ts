@@ -11,8 +11,12 @@ const UPPER_IDENTIFIER = /^[A-Z_][A-Z0-9_]*$/;
 /** A bash-assignable identifier (ASCII only). */
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
+
 /** Upper-cases ASCII letters only; every other character is left as is. */
 export function asciiUpper(name: string): string {
+  // For pure-ASCII text toUpperCase maps exactly a-z (the fast, common path).
+  if (ASCII_ONLY.test(name)) return name.toUpperCase();
   return name.replace(/[a-z]+/g, (run) => run.toUpperCase());
 }
 
@@ -93,4 +97,25 @@ export function isProtectedName(name: string, protectedNames: ProtectedNames): b
     protectedNames.names.includes(name) ||
     protectedNames.prefixes.some((prefix) => name.startsWith(prefix))
   );
+}
+
+/**
+ * Validates a list of names given at construction: an array of non-empty
+ * strings without '=' or NUL. Returns a frozen copy. Throws TypeError whose
+ * message names the list and index only, never an entry.
+ */
+export function validateNameList(list: unknown, label: string): readonly string[] {
+  if (!Array.isArray(list)) throw new TypeError(`${label} must be an array of names`);
+  const out: string[] = [];
+  for (let index = 0; index < list.length; index++) {
+    const item: unknown = list[index];
+    if (typeof item !== "string" || item.length === 0) {
+      throw new TypeError(`${label}[${index}] must be a non-empty string`);
+    }
+    if (item.includes("=") || item.includes("\0")) {
+      throw new TypeError(`${label}[${index}] must not contain '=' or NUL`);
+    }
+    out.push(item);
+  }
+  return Object.freeze(out);
 }

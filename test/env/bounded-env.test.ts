@@ -38,7 +38,7 @@ function run(execLimit: number, log = captureLog()) {
     file: FILE,
     argv: ARGV,
     limits: { execLimit, maxArgStrlen: 131_072 },
-    log: log.log,
+    log: log.logger,
   });
 }
 
@@ -65,7 +65,7 @@ describe("boundedEnv", () => {
     expect(verdict.fits).toBe(true);
     expect(result.footprint).toBe(verdict.footprint);
     const warned = capture
-      .records()
+      .events()
       .filter((r) => r["level"] === 40)
       .map((r) => r["name"]);
     expect(warned).toEqual(expected);
@@ -109,7 +109,7 @@ describe("boundedEnv", () => {
       file: FILE,
       argv: ARGV,
       limits: { execLimit: footprint([]) - 1, maxArgStrlen: 131_072 },
-      log: captureLog().log,
+      log: captureLog().logger,
     });
     expect(result.dropped.map((d) => d.name)).toEqual(["EXACTSPAWN_STATE"]);
   });
@@ -122,7 +122,7 @@ describe("boundedEnv", () => {
       file: FILE,
       argv: ARGV,
       limits: { execLimit: 6 * 1024 * 1024, maxArgStrlen: 131_072 },
-      log: captureLog().log,
+      log: captureLog().logger,
     });
     expect(result.dropped).toEqual([{ name: "HUGE", bytes: 131_073 }]);
   });

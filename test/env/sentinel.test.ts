@@ -44,7 +44,7 @@ async function caught(run: () => unknown): Promise<unknown> {
 describe("no value reaches a log line or an error", () => {
   it("holds across step values, planning, spill files and bounded env", async () => {
     const capture = captureLog();
-    setLogger(capture.log);
+    setLogger(capture.logger);
     const big = `${SENTINEL}${"b".repeat(PER_VALUE_ENV_CAP)}`;
     const steps = stepValueEnv({
       report: big,

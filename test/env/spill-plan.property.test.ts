@@ -76,7 +76,7 @@ function setup(s: Scenario) {
       argvBytes: bashArgvSizer({ bash: BASH, command: s.command, tmpdir: TMP }),
       limits,
       perValueCap: s.cap,
-      log: captureLog().log,
+      log: captureLog().logger,
     });
   return { env, stepNames, inheritedNames, limits, run };
 }
@@ -153,7 +153,7 @@ describe("planSpill and boundedEnv properties", () => {
             file: BASH,
             argv: plan.argv,
             limits,
-            log: captureLog().log,
+            log: captureLog().logger,
           });
           const argv = realArgv(
             plan.spilled.map((x) => x.name),

@@ -14,7 +14,7 @@ function plan(
   stepNames: string[],
   extra: Partial<SpillPlanInput> = {},
 ) {
-  const { log } = captureLog();
+  const { logger: log } = captureLog();
   return planSpill({
     env: new Map(Object.entries(env)),
     stepNames: new Set(stepNames),
@@ -158,14 +158,14 @@ describe("planSpill: unspillable names, NUL and identity", () => {
       file: FILE,
       argvBytes: fixedArgv,
       limits: BIG,
-      log: capture.log,
+      log: capture.logger,
     });
     expect(result.dropped).toEqual([
       { name: "BASH_ENV", bytes: 140_010, reason: "over_cap_unspillable_name" },
       { name: "my-var", bytes: 140_008, reason: "over_cap_unspillable_name" },
     ]);
     expect([...result.inline.keys()]).toEqual(["KEEP"]);
-    const warns = capture.records().filter((r) => r["level"] === 40);
+    const warns = capture.events().filter((r) => r["level"] === 40);
     expect(warns.map((w) => [w["name"], w["bytes"]])).toEqual([
       ["BASH_ENV", 140_010],
       ["my-var", 140_008],
@@ -217,7 +217,7 @@ describe("planSpill: unspillable names, NUL and identity", () => {
       file: FILE,
       argvBytes,
       limits: BIG,
-      log: captureLog().log,
+      log: captureLog().logger,
     });
     expect(result.spilled.map((s) => s.name)).toEqual(["RECIPE_VAR_r"]);
     expect(result.argv.argc).toBe(3);

@@ -1,26 +1,20 @@
-/** A pino logger that keeps every line in memory, for asserting on log content. */
+/** A pino logger writing JSON lines to memory, for asserting on log events. */
 import pino, { type Logger } from "pino";
 
 export interface CapturedLog {
-  readonly log: Logger;
+  readonly logger: Logger;
+  /** Raw JSON lines as written. */
   readonly lines: string[];
-  /** Every line parsed as JSON. */
-  records(): Record<string, unknown>[];
+  /** Parsed events. */
+  events(): Record<string, unknown>[];
 }
 
 export function captureLog(): CapturedLog {
   const lines: string[] = [];
-  const log = pino(
-    { level: "trace" },
-    {
-      write(chunk: string) {
-        lines.push(chunk);
-      },
-    },
-  );
+  const logger = pino({ level: "trace" }, { write: (line: string) => void lines.push(line) });
   return {
-    log,
+    logger,
     lines,
-    records: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
+    events: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
   };
 }

@@ -213,7 +213,7 @@ describe("bash script and the planner's argv size", () => {
         argvBytes,
         limits,
         perValueCap: PER_VALUE_ENV_CAP,
-        log: captureLog().log,
+        log: captureLog().logger,
       });
       expect(plan.spilled.length).toBe(12);
       const files = await writeSpillFiles(plan, env, { tmpdir: root });

@@ -59,7 +59,7 @@ function allText(error: unknown): string {
 describe("writeSpillFiles", () => {
   it("writes v0, v1… in plan order into a fresh 0700 directory, files 0600", async () => {
     const capture = captureLog();
-    setLogger(capture.log);
+    setLogger(capture.logger);
     const root = testRoot();
     const files = await writeSpillFiles(plan, env, { tmpdir: root });
     expect(files.dir).toMatch(new RegExp(`^${root}/exactspawn-spill-[A-Za-z0-9]{6}$`));
@@ -163,7 +163,7 @@ describe("writeSpillFiles", () => {
     ],
   ])("fails with the variable, its length and the code for %s", async (_l, makeTmp, code) => {
     const capture = captureLog();
-    setLogger(capture.log);
+    setLogger(capture.logger);
     const error = await writeSpillFiles(plan, env, { tmpdir: makeTmp(testRoot()) }).catch(
       (e: unknown) => e,
     );

@@ -1,0 +1,207 @@
+/**
+ * Layering: the one place that decides which value each variable of a child
+ * environment takes, and records where it came from.
+ *
+ * Layers, lowest precedence first (a higher layer always wins):
+ *   inherited → context → step → session → overlay → extra → host → grant → correlation
+ * Untrusted layers (context, step values) are checked against the denylist
+ * before they are applied, so they can never set a reserved name; everything
+ * above them is trusted host configuration and is only checked for
+ * representability (see trustedEnvMap).
+ *
+ * Pure; no I/O, no logging (context skips were logged by the exporter).
+ */
+import { assertEnvValue } from "../env-input.js";
+import { compareNames, displayName, InvalidEnvError } from "../errors.js";
+import type { ContextExport, ContextSkip } from "./context-export.js";
+import { type Denylist, isUnsafeValue, matchesDenylist } from "./denylist.js";
+import { envMapOf } from "./env-map.js";
+import type { InheritedDrop } from "./inherited.js";
+import { asciiUpper } from "./names.js";
+
+/** The layers, lowest precedence first. */
+export const ENV_LAYERS = Object.freeze([
+  "inherited",
+  "context",
+  "step",
+  "session",
+  "overlay",
+  "extra",
+  "host",
+  "grant",
+  "correlation",
+] as const);
+
+export type EnvLayer = (typeof ENV_LAYERS)[number];
+
+/** Why a step value was not applied. */
+export type StepSkipReason = "invalid_identifier" | "reserved_name" | "unsafe_value";
+
+/** A skipped entry of an untrusted layer, tagged with its layer. */
+export type LayerSkip =
+  | (ContextSkip & { readonly layer: "context" })
+  | {
+      readonly layer: "step";
+      readonly key: string;
+      readonly name: string;
+      readonly reason: StepSkipReason;
+    };
+
+export interface LayerInput {
+  /** The inherited base (already filtered). */
+  readonly inherited: ReadonlyMap<string, string>;
+  /** Drops made while building the inherited base, passed through to the result. */
+  readonly inheritedDrops?: readonly InheritedDrop[];
+  /** The exported context (already checked by contextEnvPairs). */
+  readonly context?: ContextExport | undefined;
+  /** Step values, already named by the step-value planner. Untrusted: names are checked here. */
+  readonly stepValues?: ReadonlyMap<string, string> | undefined;
+  /** Trusted layers, already validated by trustedEnvMap. */
+  readonly session?: ReadonlyMap<string, string> | undefined;
+  readonly overlay?: ReadonlyMap<string, string> | undefined;
+  readonly extra?: ReadonlyMap<string, string> | undefined;
+  readonly host?: ReadonlyMap<string, string> | undefined;
+  readonly grants?: ReadonlyMap<string, string> | undefined;
+  /** The correlation variable, applied last. */
+  readonly correlation?: readonly [name: string, value: string] | undefined;
+  /** The compiled denylist used for step-value names. */
+  readonly denylist: Denylist;
+  /** The step-value prefix: names under it are the step layer's own. */
+  readonly stepPrefix: string;
+  /** Windows-style names: variables whose names differ only in ASCII case are one variable. */
+  readonly caseInsensitive?: boolean | undefined;
+}
+
+export interface LayeredEnv {
+  /** The final environment, sorted by name (code unit order). */
+  readonly env: ReadonlyMap<string, string>;
+  /** For each final name, the layer its value came from. */
+  readonly origin: ReadonlyMap<string, EnvLayer>;
+  /** Final names whose value came from the step layer, sorted. */
+  readonly stepValueNames: readonly string[];
+  /** Entries of untrusted layers that were not applied. */
+  readonly skipped: readonly LayerSkip[];
+  /** Inherited variables left out of the base. */
+  readonly dropped: readonly InheritedDrop[];
+}
+
+const STEP_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Validates a trusted layer (record of own enumerable keys, or Map) for
+ * representability only: names non-empty without '=' or NUL, values strings
+ * without NUL, neither with a lone surrogate. Undefined values are skipped.
+ * Returns a fresh prototype-free Map (a snapshot). Throws InvalidEnvError
+ * naming the layer and variable, never a value.
+ */
+export function trustedEnvMap(input: unknown, label: string): Map<string, string> {
+  return envMapOf(input, label, true);
+}
+
+/**
+ * Applies the layers in precedence order and reports each final name's
+ * origin. Pure. Throws InvalidEnvError when a step value is not a string or
+ * cannot be represented (NUL, lone surrogate) — an error before spawn, never
+ * echoing the value; every other problem of an untrusted entry is a skip.
+ */
+export function layerEnv(input: LayerInput): LayeredEnv {
+  const caseInsensitive = input.caseInsensitive === true;
+  // Keyed by the name itself, or by its ASCII upper-case form in case-insensitive mode
+  // (then `spelling` keeps the winning layer's spelling).
+  // Layers other than "inherited" are recorded per name; absent means inherited.
+  const layers = new Map<string, EnvLayer>();
+  const spelling = new Map<string, string>();
+  const values = caseInsensitive ? new Map<string, string>() : new Map(input.inherited);
+  const put = caseInsensitive
+    ? (name: string, value: string, layer: EnvLayer): void => {
+        const key = asciiUpper(name);
+        values.set(key, value);
+        layers.set(key, layer);
+        spelling.set(key, name);
+      }
+    : (name: string, value: string, layer: EnvLayer): void => {
+        values.set(name, value);
+        layers.set(name, layer);
+      };
+  const skipped: LayerSkip[] = [];
+
+  if (caseInsensitive) for (const [name, value] of input.inherited) put(name, value, "inherited");
+  if (input.context !== undefined) {
+    for (const skip of input.context.skipped) {
+      skipped.push(Object.freeze({ ...skip, layer: "context" }));
+    }
+    for (const [name, value] of input.context.pairs) {
+      // Defence in depth: the exporter already refused these.
+      if (matchesDenylist(asciiUpper(name), input.denylist, { suffixes: false })) continue;
+      put(name, value, "context");
+    }
+  }
+  if (input.stepValues !== undefined) {
+    for (const [name, value] of input.stepValues) {
+      const reason = stepValueProblem(name, value, input);
+      if (reason !== undefined) {
+        const key = String(name);
+        skipped.push(Object.freeze({ layer: "step", key, name: asciiUpper(key), reason }));
+        continue;
+      }
+      put(name, value, "step");
+    }
+  }
+  const trusted: readonly [ReadonlyMap<string, string> | undefined, EnvLayer][] = [
+    [input.session, "session"],
+    [input.overlay, "overlay"],
+    [input.extra, "extra"],
+    [input.host, "host"],
+    [input.grants, "grant"],
+  ];
+  for (const [layer, origin] of trusted) {
+    if (layer === undefined) continue;
+    for (const [name, value] of layer) put(name, value, origin);
+  }
+  if (input.correlation !== undefined) {
+    put(input.correlation[0], input.correlation[1], "correlation");
+  }
+
+  // Default sort compares UTF-16 code units, the same order as compareNames.
+  const finalName = (key: string): string => (caseInsensitive ? spelling.get(key)! : key);
+  const keys = caseInsensitive
+    ? [...values.keys()].sort((a, b) => compareNames(finalName(a), finalName(b)))
+    : [...values.keys()].sort();
+  const env = new Map<string, string>();
+  const origin = new Map<string, EnvLayer>();
+  const stepValueNames: string[] = [];
+  for (const key of keys) {
+    const name = finalName(key);
+    const layer = layers.get(key) ?? "inherited";
+    env.set(name, values.get(key)!);
+    origin.set(name, layer);
+    if (layer === "step") stepValueNames.push(name);
+  }
+  return Object.freeze({
+    env,
+    origin,
+    stepValueNames: Object.freeze(stepValueNames),
+    skipped: Object.freeze(skipped),
+    dropped: input.inheritedDrops ?? Object.freeze([]),
+  });
+}
+
+function stepValueProblem(
+  name: unknown,
+  value: unknown,
+  input: LayerInput,
+): StepSkipReason | undefined {
+  if (typeof name !== "string" || !STEP_IDENTIFIER.test(name)) return "invalid_identifier";
+  if (typeof value !== "string") {
+    throw new InvalidEnvError(
+      `stepValues: the value of ${displayName(name)} must be a string`,
+      name,
+    );
+  }
+  assertEnvValue(name, value, "stepValues");
+  const upper = asciiUpper(name);
+  if (matchesDenylist(upper, input.denylist, { ownPrefix: input.stepPrefix }))
+    return "reserved_name";
+  if (isUnsafeValue(upper, value)) return "unsafe_value";
+  return undefined;
+}

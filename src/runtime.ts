@@ -1,0 +1,268 @@
+/**
+ * createRuntime(): one host's environment policy, validated and snapshotted
+ * once, and the front door every child environment is built through.
+ *
+ * Everything the caller passes is copied and frozen at construction: later
+ * changes to the caller's objects (including process.env) have no effect on
+ * this runtime. buildEnv() is pure policy (no spawn, no I/O); runtime.spawn
+ * and runtime.bash are added by the spawn layer on top of it.
+ */
+
+import {
+  type ContextExport,
+  type ContextExporter,
+  type ContextMode,
+  createContextExporter,
+} from "./env/context-export.js";
+import {
+  createDenylist,
+  DEFAULT_HOST_PREFIX,
+  DEFAULT_STEP_PREFIX,
+  type Denylist,
+  type DenylistAdditions,
+} from "./env/denylist.js";
+import { freezeMap } from "./env/env-map.js";
+import {
+  type EnvSnapshot,
+  type InheritedBase,
+  inheritedBase,
+  snapshotEnv,
+} from "./env/inherited.js";
+import { type LayeredEnv, layerEnv, trustedEnvMap } from "./env/layers.js";
+import {
+  asciiUpper,
+  defaultProtectedNames,
+  isUpperIdentifier,
+  type ProtectedNames,
+  validateNameList,
+} from "./env/names.js";
+import { compareNames } from "./errors.js";
+import type { Logger } from "./log.js";
+
+/** A host-supplied set of variables: a record (own enumerable keys) or a Map. */
+export type EnvRecord = Readonly<Record<string, string | undefined>> | ReadonlyMap<string, string>;
+
+export interface RuntimeOptions {
+  /** The host's own prefix: reserved from untrusted layers, used for tracking and correlation names. Default "EXACTSPAWN_". */
+  readonly hostPrefix?: string;
+  /** The step-value prefix. Default "RECIPE_VAR_". */
+  readonly stepPrefix?: string;
+  /** The parent environment to snapshot. Default process.env (read once, now). */
+  readonly parentEnv?: EnvRecord;
+  /** Inherit only essentials, these names and grants. Absent: inherit everything. */
+  readonly allow?: readonly string[];
+  /** Parent names never inherited (applied after `allow`). */
+  readonly block?: readonly string[];
+  /** Parent names that pass both lists and that no lower layer can override. */
+  readonly grants?: readonly string[];
+  /** Parent name prefixes treated as grants. Default [hostPrefix + "AUTH_"]. */
+  readonly grantPrefixes?: readonly string[];
+  /** Persisted per-session values (trusted), below the overlay. */
+  readonly sessionEnv?: EnvRecord;
+  /** The host's overlay for every child (trusted). */
+  readonly overlay?: EnvRecord;
+  /** Host-owned values (trusted) that only grants and the correlation id rank above. */
+  readonly hostEnv?: EnvRecord;
+  /** Additions to the reserved-name denylist (the core cannot be removed). */
+  readonly denylist?: DenylistAdditions;
+  /** How context keys become names. Default "bare". */
+  readonly contextMode?: ContextMode;
+  /** The prefix for contextMode "namespace". Default "CTX_". */
+  readonly contextNamespace?: string;
+  /** The names contextMode "allowlist" exports. */
+  readonly contextAllow?: readonly string[];
+  /** Names budget trimming never drops. Default defaultProtectedNames(hostPrefix, stepPrefix). */
+  readonly protected?: {
+    readonly names?: readonly string[];
+    readonly prefixes?: readonly string[];
+  };
+  /** Windows-style case-insensitive names (ASCII case folding) for lists and layering. */
+  readonly caseInsensitive?: boolean;
+  /** A pino logger for this runtime's notices. Default the library logger. */
+  readonly logger?: Logger;
+  /** The correlation id value (e.g. a run id). Absent: no correlation variable unless given per build. */
+  readonly correlationId?: string;
+  /** The correlation variable's name. Default hostPrefix + "RUN_ID". */
+  readonly correlationName?: string;
+}
+
+/** The validated, frozen configuration a runtime was built from. */
+export interface RuntimeConfig {
+  readonly hostPrefix: string;
+  readonly stepPrefix: string;
+  readonly caseInsensitive: boolean;
+  readonly allow: readonly string[] | undefined;
+  readonly block: readonly string[];
+  readonly grants: readonly string[];
+  readonly grantPrefixes: readonly string[];
+  readonly sessionEnv: EnvSnapshot;
+  readonly overlay: EnvSnapshot;
+  readonly hostEnv: EnvSnapshot;
+  readonly denylist: Denylist;
+  readonly contextMode: ContextMode;
+  readonly protected: ProtectedNames;
+  readonly correlationName: string;
+  readonly correlationId: string | undefined;
+}
+
+export interface BuildEnvOptions {
+  /** Untrusted context, exported through the runtime's context policy. */
+  readonly context?: unknown;
+  /** Step values, already named (e.g. RECIPE_VAR_*) by the step-value planner. */
+  readonly stepValues?: ReadonlyMap<string, string>;
+  /** Trusted per-call values (a request's own env), above the overlay, below host values. */
+  readonly extra?: EnvRecord;
+  /** Overrides the runtime's correlation id for this build. */
+  readonly correlationId?: string;
+}
+
+export interface Runtime {
+  readonly config: RuntimeConfig;
+  /** The parent snapshot taken at construction. */
+  readonly parentEnv: EnvSnapshot;
+  /** The inherited base (allow, block, per-string filter), computed once. */
+  readonly inherited: InheritedBase;
+  /** Exports a context with this runtime's policy. Total in `context`. */
+  exportContext(context: unknown): ContextExport;
+  /** Builds a child environment (pure; no spawn). */
+  buildEnv(options?: BuildEnvOptions): LayeredEnv;
+  // Seam: the spawn layer adds runtime.spawn(file, args, options) and
+  // runtime.bash(command, options), both taking their env from buildEnv().
+}
+
+function prefixOption(value: unknown, label: string, fallback: string): string {
+  if (value === undefined) return fallback;
+  if (typeof value !== "string" || !isUpperIdentifier(value)) {
+    throw new TypeError(`${label} must be an upper-case shell identifier`);
+  }
+  return value;
+}
+
+function correlationValue(value: unknown, label: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "string" || value.includes("\0") || !value.isWellFormed()) {
+    throw new TypeError(`${label} must be a string without NUL`);
+  }
+  return value;
+}
+
+/**
+ * Creates a runtime. Validates and snapshots every option now; throws
+ * TypeError for a malformed option (lists must be arrays of non-empty names
+ * without '=' or NUL) and InvalidEnvError for an unrepresentable variable in
+ * parentEnv, sessionEnv, overlay or hostEnv. No message echoes a value.
+ * Logs (WARN, name and size) each parent variable too large to pass.
+ */
+export function createRuntime(options: RuntimeOptions = {}): Runtime {
+  const hostPrefix = prefixOption(options.hostPrefix, "hostPrefix", DEFAULT_HOST_PREFIX);
+  const stepPrefix = prefixOption(options.stepPrefix, "stepPrefix", DEFAULT_STEP_PREFIX);
+  const caseInsensitive = options.caseInsensitive === true;
+  const list = (
+    value: readonly string[] | undefined,
+    label: string,
+  ): readonly string[] | undefined =>
+    value === undefined ? undefined : validateNameList(value, label);
+  const allow = list(options.allow, "allow");
+  const block = list(options.block, "block") ?? Object.freeze([]);
+  const grants = list(options.grants, "grants") ?? Object.freeze([]);
+  const grantPrefixes =
+    list(options.grantPrefixes, "grantPrefixes") ?? Object.freeze([`${hostPrefix}AUTH_`]);
+  const denylist = createDenylist({ ...(options.denylist ?? {}), hostPrefix, stepPrefix });
+  const contextMode = options.contextMode ?? "bare";
+  const log = options.logger;
+  const exporter: ContextExporter = createContextExporter({
+    mode: contextMode,
+    ...(options.contextNamespace === undefined ? {} : { namespace: options.contextNamespace }),
+    ...(options.contextAllow === undefined ? {} : { allow: options.contextAllow }),
+    denylist,
+    ...(log === undefined ? {} : { logger: log }),
+  });
+  const defaults = defaultProtectedNames(hostPrefix, stepPrefix);
+  const protectedNames: ProtectedNames = Object.freeze({
+    names: list(options.protected?.names, "protected.names") ?? Object.freeze([...defaults.names]),
+    prefixes:
+      list(options.protected?.prefixes, "protected.prefixes") ??
+      Object.freeze([...defaults.prefixes]),
+  });
+  const correlationName = prefixOption(
+    options.correlationName,
+    "correlationName",
+    `${hostPrefix}RUN_ID`,
+  );
+  const correlationId = correlationValue(options.correlationId, "correlationId");
+
+  const parentEnv = snapshotEnv(options.parentEnv ?? process.env, "parentEnv");
+  const sessionEnv = freezeMap(trustedEnvMap(options.sessionEnv, "sessionEnv"));
+  const overlay = freezeMap(trustedEnvMap(options.overlay, "overlay"));
+  const hostEnv = freezeMap(trustedEnvMap(options.hostEnv, "hostEnv"));
+  const inherited = inheritedBase(parentEnv, {
+    allow,
+    block,
+    grants,
+    grantPrefixes,
+    caseInsensitive,
+    ...(log === undefined ? {} : { logger: log }),
+  });
+
+  // The grant layer: granted parent variables that survived the per-string filter.
+  const fold = (name: string): string => (caseInsensitive ? asciiUpper(name) : name);
+  const grantKeys = new Set(grants.map(fold));
+  const grantPrefixKeys = grantPrefixes.map(fold);
+  const grantLayer = new Map<string, string>();
+  for (const [name, value] of inherited.env) {
+    const key = fold(name);
+    if (grantKeys.has(key) || grantPrefixKeys.some((prefix) => key.startsWith(prefix))) {
+      grantLayer.set(name, value);
+    }
+  }
+  const grantEnv = freezeMap(new Map([...grantLayer].sort(([a], [b]) => compareNames(a, b))));
+
+  const config: RuntimeConfig = Object.freeze({
+    hostPrefix,
+    stepPrefix,
+    caseInsensitive,
+    allow,
+    block,
+    grants,
+    grantPrefixes,
+    sessionEnv,
+    overlay,
+    hostEnv,
+    denylist,
+    contextMode,
+    protected: protectedNames,
+    correlationName,
+    correlationId,
+  });
+
+  const buildEnv = (build: BuildEnvOptions = {}): LayeredEnv => {
+    const stepValues = build.stepValues;
+    if (stepValues !== undefined && !(stepValues instanceof Map)) {
+      throw new TypeError("stepValues must be a Map of name to value");
+    }
+    const id = correlationValue(build.correlationId, "correlationId") ?? correlationId;
+    return layerEnv({
+      inherited: inherited.env,
+      inheritedDrops: inherited.dropped,
+      context: build.context === undefined ? undefined : exporter(build.context),
+      stepValues,
+      session: sessionEnv,
+      overlay,
+      extra: build.extra === undefined ? undefined : trustedEnvMap(build.extra, "extra"),
+      host: hostEnv,
+      grants: grantEnv,
+      correlation: id === undefined ? undefined : [correlationName, id],
+      denylist,
+      stepPrefix,
+      caseInsensitive,
+    });
+  };
+
+  return Object.freeze({
+    config,
+    parentEnv,
+    inherited,
+    exportContext: (context: unknown) => exporter(context),
+    buildEnv,
+  });
+}

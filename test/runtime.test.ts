@@ -1,0 +1,218 @@
+import { describe, expect, it } from "vitest";
+import { InvalidEnvError } from "../src/errors.js";
+import { createRuntime } from "../src/runtime.js";
+import { captureLog } from "./helpers/capture-log.js";
+
+const SENTINEL = "SENTINEL-7f3a";
+const parentEnv = {
+  PATH: "/usr/bin",
+  HOME: "/home/u",
+  LANG: "C.UTF-8",
+  HOST_SERVICE_TOKEN: SENTINEL,
+  ANTHROPIC_API_KEY: SENTINEL,
+  EXACTSPAWN_AUTH_XAI_API_KEY: SENTINEL,
+  EDITOR: "vi",
+};
+
+describe("createRuntime: snapshots", () => {
+  it("later changes to the caller's objects have no effect", () => {
+    const parent: Record<string, string> = { ...parentEnv };
+    const overlay: Record<string, string> = { ADAPTER_EXECUTABLE: "/opt/agent" };
+    const block = ["HOST_SERVICE_TOKEN"];
+    const runtime = createRuntime({
+      parentEnv: parent,
+      overlay,
+      block,
+      logger: captureLog().logger,
+    });
+    parent["PATH"] = "/changed";
+    parent["NEW"] = "1";
+    overlay["ADAPTER_EXECUTABLE"] = "/changed";
+    block.pop();
+    const { env } = runtime.buildEnv();
+    expect(env.get("PATH")).toBe("/usr/bin");
+    expect(env.has("NEW")).toBe(false);
+    expect(env.get("ADAPTER_EXECUTABLE")).toBe("/opt/agent");
+    expect(env.has("HOST_SERVICE_TOKEN")).toBe(false);
+    expect(Object.isFrozen(runtime.config)).toBe(true);
+    expect(Object.isFrozen(runtime.config.block)).toBe(true);
+  });
+
+  it("defaults the parent to process.env, read once", () => {
+    const key = "EXACTSPAWN_TEST_ONLY_VARIABLE";
+    process.env[key] = "before";
+    try {
+      const runtime = createRuntime({ logger: captureLog().logger });
+      process.env[key] = "after";
+      expect(runtime.buildEnv().env.get(key)).toBe("before");
+    } finally {
+      delete process.env[key];
+    }
+  });
+});
+
+describe("createRuntime: buildEnv", () => {
+  it("exports context bare by default, skips the rest, and keeps host values on top", () => {
+    const log = captureLog();
+    const runtime = createRuntime({
+      parentEnv,
+      hostEnv: { EXACTSPAWN_NONINTERACTIVE: "1", PAGER: "cat" },
+      correlationId: "run-42",
+      logger: log.logger,
+    });
+    const out = runtime.buildEnv({
+      context: {
+        task_description: "Add validation",
+        repo_path: ".",
+        "issue title": SENTINEL,
+        ld_preload: SENTINEL,
+        pager: SENTINEL,
+        exactspawn_run_id: SENTINEL,
+      },
+    });
+    expect(out.env.get("TASK_DESCRIPTION")).toBe("Add validation");
+    expect(out.env.get("REPO_PATH")).toBe(".");
+    expect(out.env.get("PAGER")).toBe("cat");
+    expect(out.env.get("EXACTSPAWN_RUN_ID")).toBe("run-42");
+    expect(out.env.has("LD_PRELOAD")).toBe(false);
+    expect(out.origin.get("TASK_DESCRIPTION")).toBe("context");
+    expect(out.origin.get("EXACTSPAWN_RUN_ID")).toBe("correlation");
+    expect(out.skipped.map((s) => [s.name, s.reason])).toEqual([
+      ["EXACTSPAWN_RUN_ID", "reserved_name"],
+      ["ISSUE TITLE", "invalid_identifier"],
+      ["LD_PRELOAD", "reserved_name"],
+      ["PAGER", "reserved_name"],
+    ]);
+    expect(log.events().map((e) => e["reason"])).toEqual([
+      "reserved_name",
+      "invalid_identifier",
+      "reserved_name",
+      "reserved_name",
+    ]);
+    for (const line of log.lines) expect(line).not.toContain(SENTINEL);
+  });
+
+  it("reports which final names came from step values", () => {
+    const runtime = createRuntime({ parentEnv, logger: captureLog().logger });
+    const out = runtime.buildEnv({
+      stepValues: new Map([
+        ["RECIPE_VAR_result", "ok"],
+        ["RECIPE_VAR_RESULT", "ok"],
+      ]),
+      extra: { RECIPE_VAR_RESULT: "from extra" },
+    });
+    expect(out.stepValueNames).toEqual(["RECIPE_VAR_result"]);
+    expect(out.origin.get("RECIPE_VAR_RESULT")).toBe("extra");
+    expect(() => runtime.buildEnv({ stepValues: { A: "1" } as never })).toThrow(TypeError);
+  });
+
+  it("seed precedence: grants, then overlay, then session, then inherited", () => {
+    const runtime = createRuntime({
+      parentEnv: { ...parentEnv, MODEL: "inherited", XAI_API_KEY: "parent-key" },
+      sessionEnv: { MODEL: "session", XAI_API_KEY: "session-key" },
+      overlay: { MODEL: "overlay", XAI_API_KEY: "overlay-key" },
+      grants: ["XAI_API_KEY"],
+      logger: captureLog().logger,
+    });
+    const out = runtime.buildEnv();
+    expect(out.env.get("MODEL")).toBe("overlay");
+    expect(out.env.get("XAI_API_KEY")).toBe("parent-key");
+    expect(out.origin.get("XAI_API_KEY")).toBe("grant");
+  });
+
+  it("allow and block lists, essentials and grants", () => {
+    const runtime = createRuntime({
+      parentEnv,
+      allow: ["ANTHROPIC_API_KEY", "EDITOR"],
+      block: ["EDITOR"],
+      logger: captureLog().logger,
+    });
+    const { env, dropped } = runtime.buildEnv();
+    expect([...env.keys()]).toEqual([
+      "ANTHROPIC_API_KEY",
+      "EXACTSPAWN_AUTH_XAI_API_KEY",
+      "HOME",
+      "LANG",
+      "PATH",
+    ]);
+    expect(dropped.map((d) => [d.name, d.reason])).toEqual([
+      ["HOST_SERVICE_TOKEN", "not_allowed"],
+      ["EDITOR", "blocked"],
+    ]);
+  });
+
+  it("namespace and allowlist context modes", () => {
+    const context = { task_description: "t", cflags: "-O2", notes: "n" };
+    const ns = createRuntime({ parentEnv, contextMode: "namespace", logger: captureLog().logger });
+    expect(ns.buildEnv({ context }).origin.get("CTX_CFLAGS")).toBe("context");
+    const allow = createRuntime({
+      parentEnv,
+      contextMode: "allowlist",
+      contextAllow: ["task_description"],
+      logger: captureLog().logger,
+    });
+    const out = allow.buildEnv({ context });
+    expect(out.env.get("TASK_DESCRIPTION")).toBe("t");
+    expect(out.env.has("NOTES")).toBe(false);
+  });
+
+  it("a custom host prefix moves reserved, correlation and grant names", () => {
+    const runtime = createRuntime({
+      parentEnv: { ...parentEnv, ACME_AUTH_KEY: "k" },
+      hostPrefix: "ACME_",
+      allow: [],
+      correlationId: "r",
+      logger: captureLog().logger,
+    });
+    const out = runtime.buildEnv({ context: { acme_run_id: "forged", exactspawn_x: "ok" } });
+    expect(out.env.get("ACME_RUN_ID")).toBe("r");
+    expect(out.env.get("ACME_AUTH_KEY")).toBe("k");
+    expect(out.env.get("EXACTSPAWN_X")).toBe("ok");
+  });
+
+  it("per-build correlation id overrides the runtime's", () => {
+    const runtime = createRuntime({ parentEnv, correlationId: "a", logger: captureLog().logger });
+    expect(runtime.buildEnv({ correlationId: "b" }).env.get("EXACTSPAWN_RUN_ID")).toBe("b");
+  });
+
+  it("case-insensitive mode folds names across layers", () => {
+    const runtime = createRuntime({
+      parentEnv: { Path: "C:\\bin" },
+      overlay: { PATH: "D:\\bin" },
+      caseInsensitive: true,
+      logger: captureLog().logger,
+    });
+    expect(Object.fromEntries(runtime.buildEnv().env)).toEqual({ PATH: "D:\\bin" });
+  });
+});
+
+describe("createRuntime: validation", () => {
+  it.each([
+    [{ allow: "PATH" }, TypeError],
+    [{ block: [""] }, TypeError],
+    [{ grants: [`A=${SENTINEL}`] }, TypeError],
+    [{ hostPrefix: "lower_" }, TypeError],
+    [{ contextMode: "loose" }, TypeError],
+    [{ contextMode: "namespace", contextNamespace: "LD_" }, TypeError],
+    [{ denylist: { names: [1] } }, TypeError],
+    [{ overlay: { A: `${SENTINEL}\0` } }, InvalidEnvError],
+    [{ sessionEnv: { "A=B": SENTINEL } }, InvalidEnvError],
+    [{ hostEnv: { A: 1 } }, InvalidEnvError],
+    [{ parentEnv: { A: `\uD800${SENTINEL}` } }, InvalidEnvError],
+    [{ correlationId: `${SENTINEL}\0` }, TypeError],
+  ])("rejects %j without echoing a value", (options, type) => {
+    let error: unknown;
+    try {
+      createRuntime({ parentEnv, logger: captureLog().logger, ...(options as object) });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(type);
+    expect((error as Error).message).not.toContain(SENTINEL);
+  });
+
+  it("rejects an invalid extra at build time", () => {
+    const runtime = createRuntime({ parentEnv, logger: captureLog().logger });
+    expect(() => runtime.buildEnv({ extra: { A: `${SENTINEL}\0` } })).toThrow(InvalidEnvError);
+  });
+});
