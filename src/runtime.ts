@@ -38,6 +38,16 @@ import {
 } from "./env/names.js";
 import { compareNames } from "./errors.js";
 import type { Logger } from "./log.js";
+import {
+  type BashStepOptions,
+  type BashStepPlan,
+  type BashStepResult,
+  planBashStep,
+  runBashStep,
+} from "./spawn/bash-step.js";
+import { resolveInterpreter } from "./spawn/interpreter.js";
+import { type RuntimeSpawnOptions, runtimeSpawn } from "./spawn/runtime-spawn.js";
+import type { Subprocess } from "./spawn/subprocess.js";
 
 /** A host-supplied set of variables: a record (own enumerable keys) or a Map. */
 export type EnvRecord = Readonly<Record<string, string | undefined>> | ReadonlyMap<string, string>;
@@ -126,8 +136,14 @@ export interface Runtime {
   exportContext(context: unknown): ContextExport;
   /** Builds a child environment (pure; no spawn). */
   buildEnv(options?: BuildEnvOptions): LayeredEnv;
-  // Seam: the spawn layer adds runtime.spawn(file, args, options) and
-  // runtime.bash(command, options), both taking their env from buildEnv().
+  /** The bash interpreter: `<hostPrefix>BASH` from the parent snapshot, else bash on its PATH. */
+  interpreter(): string;
+  /** Runs a bash step: layered env, spill, bounded env, exact spawn, cleanup. */
+  bash(command: string, options?: BashStepOptions): Promise<BashStepResult>;
+  /** Plans a bash step without writing files or spawning (what `exactspawn explain` shows). */
+  planBash(command: string, options?: BashStepOptions): BashStepPlan;
+  /** Spawns an agent-style child: the layered env without step values, trimmed to fit. */
+  spawn(file: string, args?: readonly string[], options?: RuntimeSpawnOptions): Subprocess;
 }
 
 function prefixOption(value: unknown, label: string, fallback: string): string {
@@ -258,11 +274,31 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     });
   };
 
+  let interpreter: string | undefined;
+  const host = {
+    stepPrefix,
+    interpreter: () => {
+      interpreter ??= resolveInterpreter({ parentEnv, hostPrefix });
+      return interpreter;
+    },
+    buildEnv,
+    protected: protectedNames,
+    tmpdir: () => parentEnv.get("TMPDIR") || undefined,
+    parentPath: () => parentEnv.get("PATH"),
+  };
+
   return Object.freeze({
     config,
     parentEnv,
     inherited,
     exportContext: (context: unknown) => exporter(context),
     buildEnv,
+    interpreter: host.interpreter,
+    bash: (command: string, bashOptions?: BashStepOptions) =>
+      runBashStep(host, command, bashOptions),
+    planBash: (command: string, bashOptions?: BashStepOptions) =>
+      planBashStep(host, command, bashOptions),
+    spawn: (file: string, args: readonly string[] = [], spawnOptions?: RuntimeSpawnOptions) =>
+      runtimeSpawn(host, file, args, spawnOptions),
   });
 }

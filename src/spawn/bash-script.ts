@@ -43,6 +43,8 @@ export interface BashInvocationInput {
   readonly scriptFile?: string;
   /** Arguments before bash, e.g. ["timeout", "30"]. Default none. */
   readonly argvPrefix?: readonly string[];
+  /** Options between bash and the script, e.g. ["--norc", "--noprofile"]. Default none. */
+  readonly bashArgs?: readonly string[];
 }
 
 export interface BashInvocation {
@@ -61,9 +63,9 @@ export interface BashInvocation {
 export function bashInvocation(input: BashInvocationInput): BashInvocation {
   const script = composeScript(input.preamble, input.command);
   const scriptBytes = Buffer.byteLength(script, "utf8");
-  const prefix = input.argvPrefix ?? [];
+  const head = [...(input.argvPrefix ?? []), input.bash, ...(input.bashArgs ?? [])];
   if (scriptBytes <= INLINE_SCRIPT_MAX_BYTES) {
-    return { mode: "inline", script, scriptBytes, argv: [...prefix, input.bash, "-c", script] };
+    return { mode: "inline", script, scriptBytes, argv: [...head, "-c", script] };
   }
   if (input.scriptFile === undefined) {
     throw new TypeError(
@@ -71,7 +73,7 @@ export function bashInvocation(input: BashInvocationInput): BashInvocation {
         "write it with writeScriptFile and pass scriptFile",
     );
   }
-  return { mode: "file", script, scriptBytes, argv: [...prefix, input.bash, input.scriptFile] };
+  return { mode: "file", script, scriptBytes, argv: [...head, input.scriptFile] };
 }
 
 export interface BashArgvSizerInput {
@@ -80,6 +82,7 @@ export interface BashArgvSizerInput {
   /** The TMPDIR the spill and script files will be written under (default os.tmpdir()). */
   readonly tmpdir?: string;
   readonly argvPrefix?: readonly string[];
+  readonly bashArgs?: readonly string[];
 }
 
 function bytesOf(text: string): number {
@@ -104,7 +107,8 @@ function bytesOf(text: string): number {
 export function bashArgvSizer(
   input: BashArgvSizerInput,
 ): (spilled: readonly string[]) => Required<ArgvSize> {
-  const prefix = input.argvPrefix ?? [];
+  // Everything before the script (or script path) is fixed: prefix, bash, its options.
+  const prefix = [...(input.argvPrefix ?? []), ...(input.bashArgs ?? [])];
   let prefixBytes = 0;
   let prefixLongest = 0;
   for (const arg of prefix) {

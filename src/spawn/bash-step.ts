@@ -1,0 +1,313 @@
+/**
+ * One bash step, end to end (ARCHITECTURE "One bash step"):
+ *
+ *   interpreter (parent env only) → layered env (inherited, context, step
+ *   values, session, overlay, extra, host, grants, correlation) → spill plan
+ *   (per-value cap, then the exact exec budget) → bounded env (trim
+ *   non-protected inherited variables, or EnvBudgetError) → spill files and
+ *   preamble → inline `bash -c` or a private script file (64 KiB rule) →
+ *   spawn with the exact envp → remove every temporary file, whatever happened.
+ *
+ * `planBashStep` is the pure part (no files, no spawn) that `explain` shows;
+ * `runBashStep` realises it. Every report carries names, sizes and reasons —
+ * never a value.
+ */
+import { Buffer } from "node:buffer";
+import { tmpdir as osTmpdir } from "node:os";
+import { type BoundedEnv, boundedEnv } from "../env/bounded-env.js";
+import type { LayeredEnv } from "../env/layers.js";
+import { type SpillPlan, planSpill } from "../env/spill-plan.js";
+import { type StepValueSkip, type StepValues, stepValueEnv } from "../env/step-values.js";
+import { InvalidEnvError, type SizedName } from "../errors.js";
+import { execFits, type Limits, probeLimits } from "../limits.js";
+import {
+  bashArgvSizer,
+  bashInvocation,
+  composeScript,
+  scriptNeedsFile,
+} from "./bash-script.js";
+import { renderPreamble } from "./preamble.js";
+import { type ScriptFile, type SpillFiles, writeScriptFile, writeSpillFiles } from "./spill-files.js";
+import { spawn } from "./spawn.js";
+import type { SpawnResult } from "./subprocess.js";
+
+/**
+ * Options bash gets before the script. `--norc`: bash sources ~/.bashrc even
+ * non-interactively when its stdin is a socket (Debian's ssh heuristic) and
+ * SHLVL is unset; `--noprofile` for symmetry. Neither affects BASH_ENV.
+ */
+export const BASH_OPTIONS: readonly string[] = Object.freeze(["--norc", "--noprofile"]);
+
+/** What a runtime lends a bash step. */
+export interface BashStepHost {
+  readonly stepPrefix: string;
+  readonly interpreter: () => string;
+  readonly buildEnv: (options: {
+    context?: unknown;
+    stepValues?: ReadonlyMap<string, string>;
+    extra?: Readonly<Record<string, string | undefined>> | ReadonlyMap<string, string>;
+    correlationId?: string;
+  }) => LayeredEnv;
+  readonly protected: { readonly names: readonly string[]; readonly prefixes: readonly string[] };
+  readonly tmpdir: () => string | undefined;
+}
+
+export interface BashStepOptions {
+  /** Untrusted context, exported through the runtime's context policy. */
+  readonly context?: unknown;
+  /** Step values: RECIPE_VAR_<name>, nested RECIPE_VAR_<a>__<b>, and the upper-case alias. */
+  readonly values?: StepValues;
+  /** Trusted per-call variables (above the overlay, below host values). */
+  readonly extra?: Readonly<Record<string, string | undefined>> | ReadonlyMap<string, string>;
+  readonly correlationId?: string;
+  /** The step's working directory. Spill files never go here. */
+  readonly cwd?: string;
+  /** Parent of the private spill and script directories. Default: the parent's TMPDIR. */
+  readonly tmpdir?: string;
+  /** Milliseconds; then killSignal to the step's process group, then SIGKILL. */
+  readonly timeout?: number;
+  readonly killSignal?: string | number;
+  readonly signal?: AbortSignal;
+  /** Written to the step's stdin (otherwise stdin is /dev/null). */
+  readonly input?: string | Buffer;
+  /** Reject on a non-zero exit, a signal, a timeout or an abort. Default true. */
+  readonly reject?: boolean;
+  /** The step's name, for notices. */
+  readonly step?: string;
+  /** Limits to plan against. Default probeLimits(). */
+  readonly limits?: Pick<Limits, "execLimit" | "maxArgStrlen">;
+}
+
+/** A variable's fate in a step, by name: never its value. */
+export type VariableFate = "inline" | "spilled" | "trimmed" | "skipped" | "dropped";
+
+export interface VariableReport {
+  readonly name: string;
+  readonly fate: VariableFate;
+  /** The layer it came from (inline/spilled/trimmed), or where it was refused. */
+  readonly origin: string;
+  /** `NAME=value\0` bytes, when a value was seen. */
+  readonly bytes: number | undefined;
+  readonly reason: string | undefined;
+}
+
+export interface BashStepPlan {
+  readonly interpreter: string;
+  readonly limits: Pick<Limits, "execLimit" | "maxArgStrlen">;
+  readonly layered: LayeredEnv;
+  readonly stepSkipped: readonly StepValueSkip[];
+  readonly spill: SpillPlan;
+  readonly bounded: BoundedEnv;
+  /** "inline" (`bash -c`) or "file" (a private script file), by the 64 KiB rule. */
+  readonly scriptMode: "inline" | "file";
+  /** Exact-model bytes of the planned exec. */
+  readonly footprint: number;
+  /** Every variable and its fate, sorted by name. */
+  readonly variables: readonly VariableReport[];
+}
+
+export interface BashStepResult extends SpawnResult {
+  /** stdout with trailing whitespace removed: the step's output value. */
+  readonly output: string;
+  readonly interpreter: string;
+  readonly scriptMode: "inline" | "file";
+  /** Step values moved to private files and read back by the preamble. */
+  readonly spilled: readonly SizedName[];
+  /** Inherited variables trimmed to fit, and over-cap values with unspillable names. */
+  readonly dropped: readonly (SizedName & { readonly reason: string })[];
+  /** Context keys and step values that were not exported, with the reason. */
+  readonly skipped: readonly { readonly name: string; readonly reason: string }[];
+}
+
+function validateCommand(command: unknown): asserts command is string {
+  if (typeof command !== "string") throw new TypeError("bash: command must be a string");
+  if (command.includes("\0")) throw new InvalidEnvError("bash: the command contains NUL");
+  if (!command.isWellFormed()) {
+    throw new InvalidEnvError("bash: the command contains a lone UTF-16 surrogate");
+  }
+}
+
+function variableReports(
+  layered: LayeredEnv,
+  stepSkipped: readonly StepValueSkip[],
+  spill: SpillPlan,
+  bounded: BoundedEnv,
+): VariableReport[] {
+  const reports: VariableReport[] = [];
+  const spilled = new Set(spill.spilled.map((s) => s.name));
+  const droppedStep = new Map(spill.dropped.map((d) => [d.name, d]));
+  const trimmed = new Map(bounded.dropped.map((d) => [d.name, d]));
+  for (const [name, value] of layered.env) {
+    const origin = layered.origin.get(name) ?? "inherited";
+    const bytes = Buffer.byteLength(name, "utf8") + Buffer.byteLength(value, "utf8") + 2;
+    const fate: VariableFate = spilled.has(name)
+      ? "spilled"
+      : droppedStep.has(name)
+        ? "dropped"
+        : trimmed.has(name)
+          ? "trimmed"
+          : "inline";
+    const reason =
+      fate === "spilled"
+        ? "over the per-value cap or the budget"
+        : fate === "dropped"
+          ? droppedStep.get(name)?.reason
+          : fate === "trimmed"
+            ? "over budget: largest non-protected inherited variable"
+            : undefined;
+    reports.push({ name, fate, origin, bytes, reason });
+  }
+  for (const drop of layered.dropped) {
+    reports.push({
+      name: drop.name,
+      fate: "dropped",
+      origin: "inherited",
+      bytes: drop.bytes,
+      reason: drop.reason,
+    });
+  }
+  for (const skip of layered.skipped) {
+    reports.push({
+      name: skip.name,
+      fate: "skipped",
+      origin: skip.layer,
+      bytes: undefined,
+      reason: skip.reason,
+    });
+  }
+  for (const skip of stepSkipped) {
+    reports.push({
+      name: skip.name,
+      fate: "skipped",
+      origin: "step",
+      bytes: undefined,
+      reason: skip.reason,
+    });
+  }
+  return reports.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/**
+ * Plans a bash step without touching the file system or spawning: the
+ * interpreter, every variable's fate, the spill plan, the trimming and the
+ * exact footprint. Throws EnvBudgetError when protected variables alone do
+ * not fit, SpillError when a value that must spill contains NUL.
+ */
+export function planBashStep(
+  host: BashStepHost,
+  command: string,
+  options: BashStepOptions = {},
+): BashStepPlan {
+  validateCommand(command);
+  const limits = options.limits ?? probeLimits();
+  const interpreter = host.interpreter();
+  // Aliases are checked against the denylist by the layering, like every step-value name.
+  const steps = stepValueEnv(options.values ?? {}, { prefix: host.stepPrefix });
+  const layered = host.buildEnv({
+    ...(options.context === undefined ? {} : { context: options.context }),
+    stepValues: steps.env,
+    ...(options.extra === undefined ? {} : { extra: options.extra }),
+    ...(options.correlationId === undefined ? {} : { correlationId: options.correlationId }),
+  });
+  const tmpdir = options.tmpdir ?? host.tmpdir() ?? osTmpdir();
+  const sizer = bashArgvSizer({ bash: interpreter, command, tmpdir, bashArgs: BASH_OPTIONS });
+  const spill = planSpill({
+    env: layered.env,
+    stepNames: new Set(layered.stepValueNames),
+    file: interpreter,
+    argvBytes: sizer,
+    limits,
+  });
+  const inheritedNames = new Set<string>();
+  for (const [name, layer] of layered.origin) if (layer === "inherited") inheritedNames.add(name);
+  const bounded = boundedEnv({
+    env: spill.inline,
+    inheritedNames,
+    protected: host.protected,
+    file: interpreter,
+    argv: spill.argv,
+    limits,
+  });
+  // The sizer's argv is [bash, ...BASH_OPTIONS, "-c", script] inline, [bash, ...BASH_OPTIONS, file] otherwise.
+  const scriptMode = spill.argv.argc === BASH_OPTIONS.length + 3 ? "inline" : "file";
+  return {
+    interpreter,
+    limits,
+    layered,
+    stepSkipped: steps.skipped,
+    spill,
+    bounded,
+    scriptMode,
+    footprint: bounded.footprint,
+    variables: variableReports(layered, steps.skipped, spill, bounded),
+  };
+}
+
+/**
+ * Runs a bash step (see the module comment). Resolves with the result, or
+ * rejects: SubprocessError for a failed run (unless `reject: false`), a
+ * Node-style system error when bash cannot start, EnvBudgetError, SpillError
+ * or InvalidEnvError before anything starts. Spill and script files are
+ * removed in every case.
+ */
+export async function runBashStep(
+  host: BashStepHost,
+  command: string,
+  options: BashStepOptions = {},
+): Promise<BashStepResult> {
+  const plan = planBashStep(host, command, options);
+  const tmpdir = options.tmpdir ?? host.tmpdir() ?? osTmpdir();
+  let spillFiles: SpillFiles | undefined;
+  let scriptFile: ScriptFile | undefined;
+  try {
+    spillFiles = await writeSpillFiles(plan.spill, plan.layered.env, { tmpdir });
+    const preamble = renderPreamble(spillFiles.files);
+    const script = composeScript(preamble, command);
+    if (scriptNeedsFile(script)) scriptFile = await writeScriptFile(script, { tmpdir });
+    const invocation = bashInvocation({
+      bash: plan.interpreter,
+      bashArgs: BASH_OPTIONS,
+      preamble,
+      command,
+      ...(scriptFile === undefined ? {} : { scriptFile: scriptFile.path }),
+    });
+    // The planner sized this argv exactly; a mismatch is a bug, caught here
+    // rather than as a raw E2BIG.
+    const fit = execFits(plan.interpreter, invocation.argv, plan.bounded.env, plan.limits);
+    if (!fit.fits) {
+      throw new Error(
+        `exactspawn: internal error: planned exec does not fit (${fit.footprint} > ${fit.limit})`,
+      );
+    }
+    const [, ...args] = invocation.argv;
+    const result = await spawn(plan.interpreter, args, {
+      env: plan.bounded.env,
+      argv0: plan.interpreter,
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+      ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
+      ...(options.killSignal === undefined ? {} : { killSignal: options.killSignal }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(options.input === undefined ? {} : { input: options.input }),
+      processGroup: true,
+      reject: options.reject ?? true,
+    });
+    const stdout = typeof result.stdout === "string" ? result.stdout : "";
+    return {
+      ...result,
+      output: stdout.trimEnd(),
+      interpreter: plan.interpreter,
+      scriptMode: invocation.mode,
+      spilled: plan.spill.spilled,
+      dropped: [
+        ...plan.spill.dropped,
+        ...plan.bounded.dropped.map((d) => ({ ...d, reason: "trimmed" })),
+      ],
+      skipped: [
+        ...plan.layered.skipped.map((s) => ({ name: s.name, reason: s.reason })),
+        ...plan.stepSkipped.map((s) => ({ name: s.name, reason: s.reason })),
+      ],
+    };
+  } finally {
+    await Promise.all([spillFiles?.remove(), scriptFile?.remove()]);
+  }
+}
