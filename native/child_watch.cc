@@ -1,0 +1,279 @@
+// child_watch.cc — see child_watch.h.
+#include "child_watch.h"
+
+#include <signal.h>
+#include <unistd.h>
+#include <uv.h>
+
+#include <cerrno>
+
+#include "core/child_exit.h"
+#include "core/orphan_reaper.h"
+#include "core/signal_names.h"
+#include "system_error.h"
+
+namespace exactspawn {
+
+namespace {
+
+class ChildHandle;
+struct EnvState;
+
+struct Watch {
+  uv_poll_t poll;
+  EnvState* state = nullptr;
+  pid_t pid = 0;
+  int pidfd = -1;
+  bool closing = false;
+  ChildHandle* handle = nullptr;
+  Napi::FunctionReference on_exit;
+  Napi::ObjectReference handle_ref;  // keeps the JS handle alive until the exit is delivered
+  Watch* prev = nullptr;
+  Watch* next = nullptr;
+};
+
+struct EnvState {
+  napi_env env = nullptr;
+  uv_loop_t* loop = nullptr;
+  napi_ref handle_ctor = nullptr;  // never deleted: it lives as long as the environment
+  napi_async_cleanup_hook_handle hook = nullptr;
+  bool tearing_down = false;
+  bool env_gone = false;
+  Watch* head = nullptr;
+  size_t live = 0;
+};
+
+void MaybeDelete(EnvState* state) {
+  if (state->env_gone && state->live == 0 && state->hook == nullptr) delete state;
+}
+
+class ChildHandle : public Napi::ObjectWrap<ChildHandle> {
+ public:
+  static Napi::Function Define(Napi::Env env) {
+    return DefineClass(
+        env, "ChildHandle",
+        {InstanceMethod<&ChildHandle::Kill>("kill"),
+         InstanceMethod<&ChildHandle::KillGroup>("killGroup"),
+         InstanceMethod<&ChildHandle::Ref>("ref"), InstanceMethod<&ChildHandle::Unref>("unref"),
+         InstanceMethod<&ChildHandle::HasRef>("hasRef")});
+  }
+
+  explicit ChildHandle(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ChildHandle>(info) {}
+
+  Watch* watch = nullptr;  // null once the child has been reaped or the env torn down
+  pid_t pid = 0;
+
+ private:
+  static int SignalArg(const Napi::CallbackInfo& info) {
+    if (info.Length() < 1 || !info[0].IsNumber()) {
+      ThrowTypeError(info.Env(), "kill: the signal must be a number");
+    }
+    double sig = info[0].As<Napi::Number>().DoubleValue();
+    if (sig != static_cast<int>(sig) || sig < 0 || sig > 64) {
+      ThrowTypeError(info.Env(), "kill: the signal must be an integer from 0 to 64");
+    }
+    return static_cast<int>(sig);
+  }
+
+  // Returns 0 or -errno; -ESRCH once the child has been reaped (its pid may be reused).
+  Napi::Value Kill(const Napi::CallbackInfo& info) {
+    int sig = SignalArg(info);
+    int r = watch == nullptr ? -ESRCH : signal_pidfd(watch->pidfd, sig);
+    return Napi::Number::New(info.Env(), r);
+  }
+
+  // kill(-pid): the caller (TypeScript) only asks for groups it created.
+  Napi::Value KillGroup(const Napi::CallbackInfo& info) {
+    int sig = SignalArg(info);
+    return Napi::Number::New(info.Env(), signal_group(pid, sig));
+  }
+
+  Napi::Value Ref(const Napi::CallbackInfo& info) {
+    if (watch != nullptr) uv_ref(reinterpret_cast<uv_handle_t*>(&watch->poll));
+    return info.Env().Undefined();
+  }
+
+  Napi::Value Unref(const Napi::CallbackInfo& info) {
+    if (watch != nullptr) uv_unref(reinterpret_cast<uv_handle_t*>(&watch->poll));
+    return info.Env().Undefined();
+  }
+
+  Napi::Value HasRef(const Napi::CallbackInfo& info) {
+    bool has = watch != nullptr && uv_has_ref(reinterpret_cast<uv_handle_t*>(&watch->poll));
+    return Napi::Boolean::New(info.Env(), has);
+  }
+};
+
+void Unlink(Watch* w) {
+  EnvState* s = w->state;
+  if (w->prev != nullptr) w->prev->next = w->next;
+  if (w->next != nullptr) w->next->prev = w->prev;
+  if (s->head == w) s->head = w->next;
+}
+
+void OnClose(uv_handle_t* handle) {
+  Watch* w = static_cast<Watch*>(handle->data);
+  EnvState* s = w->state;
+  if (w->pidfd >= 0) close(w->pidfd);
+  Unlink(w);
+  delete w;
+  s->live--;
+  if (s->live == 0 && s->tearing_down && s->hook != nullptr) {
+    napi_remove_async_cleanup_hook(s->hook);
+    s->hook = nullptr;
+  }
+  MaybeDelete(s);
+}
+
+// Detaches the JS side and closes the poll handle. Must run while the env is alive.
+void CloseWatch(Watch* w) {
+  w->closing = true;
+  if (w->handle != nullptr) {
+    w->handle->watch = nullptr;
+    w->handle = nullptr;
+  }
+  w->on_exit.Reset();
+  w->handle_ref.Reset();
+  uv_close(reinterpret_cast<uv_handle_t*>(&w->poll), OnClose);
+}
+
+Napi::Object ExitToJs(Napi::Env env, const ChildExit& exit) {
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("exitCode",
+          exit.exited ? Napi::Value(Napi::Number::New(env, exit.exit_code)) : env.Null());
+  out.Set("signal", exit.signal != 0 ? Napi::Value(Napi::String::New(env, signal_name(exit.signal)))
+                                     : env.Null());
+  out.Set("userCpuMicros", Napi::Number::New(env, static_cast<double>(exit.user_cpu_micros)));
+  out.Set("systemCpuMicros", Napi::Number::New(env, static_cast<double>(exit.system_cpu_micros)));
+  return out;
+}
+
+void OnReadable(uv_poll_t* poll, int /*status*/, int /*events*/) {
+  Watch* w = static_cast<Watch*>(poll->data);
+  if (w->closing) return;
+  ChildExit exit;
+  int r = reap_child(w->pid, &exit);
+  if (r == 0) return;  // not a zombie yet; the pidfd will be readable again
+  uv_poll_stop(poll);
+
+  Napi::Env env(w->state->env);
+  Napi::HandleScope scope(env);
+  try {
+    Napi::Function callback = w->on_exit.Value();
+    Napi::Object receiver = w->handle_ref.Value();
+    Napi::Value result;
+    if (r < 0) {
+      // Someone else reaped our pid (waitpid(-1) or SIGCHLD ignored elsewhere).
+      result = SystemError(env, r, "wait4").Value();
+    } else {
+      result = ExitToJs(env, exit);
+    }
+    CloseWatch(w);
+    callback.MakeCallback(receiver, {result});
+  } catch (const Napi::Error& error) {
+    if (!w->closing) CloseWatch(w);
+    napi_fatal_exception(env, error.Value());
+  } catch (...) {
+    if (!w->closing) CloseWatch(w);
+  }
+}
+
+// Environment teardown (worker exit, process exit): stop every watch without
+// calling into JavaScript; a child that is still running keeps running and
+// is handed to the orphan reaper so it never stays a zombie.
+void OnTeardown(napi_async_cleanup_hook_handle handle, void* arg) {
+  EnvState* s = static_cast<EnvState*>(arg);
+  s->hook = handle;
+  s->tearing_down = true;
+  for (Watch* w = s->head; w != nullptr; w = w->next) {
+    if (w->closing) continue;
+    uv_poll_stop(&w->poll);
+    ChildExit exit;
+    if (reap_child(w->pid, &exit) == 0 && hand_to_orphan_reaper(w->pid, w->pidfd) == 0) {
+      w->pidfd = -1;  // the reaper owns it now
+    }
+    CloseWatch(w);
+  }
+  if (s->live == 0) {
+    napi_remove_async_cleanup_hook(handle);
+    s->hook = nullptr;
+  }
+}
+
+void FinalizeState(Napi::Env /*env*/, EnvState* state) {
+  state->env_gone = true;
+  MaybeDelete(state);
+}
+
+[[noreturn]] void AbandonChild(Napi::Env env, pid_t pid, int pidfd, int err, const char* syscall) {
+  if (pidfd >= 0) close(pidfd);
+  kill(pid, SIGKILL);
+  reap_child_blocking(pid);
+  throw SystemError(env, err, syscall);
+}
+
+}  // namespace
+
+void InitChildWatch(Napi::Env env, Napi::Object exports) {
+  EnvState* state = new EnvState();
+  state->env = env;
+  if (napi_get_uv_event_loop(env, &state->loop) != napi_ok) {
+    delete state;
+    throw Napi::Error::New(env, "exactspawn: no event loop for this environment");
+  }
+  Napi::Function ctor = ChildHandle::Define(env);
+  napi_create_reference(env, ctor, 1, &state->handle_ctor);
+  exports.Set("ChildHandle", ctor);
+  env.SetInstanceData<EnvState, FinalizeState>(state);
+  if (napi_add_async_cleanup_hook(env, OnTeardown, state, &state->hook) != napi_ok) {
+    throw Napi::Error::New(env, "exactspawn: could not register the teardown hook");
+  }
+}
+
+Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit) {
+  EnvState* s = env.GetInstanceData<EnvState>();
+  int pidfd = open_pidfd(pid);
+  if (pidfd < 0) AbandonChild(env, pid, -1, pidfd, "pidfd_open");
+  if (s == nullptr || s->tearing_down) AbandonChild(env, pid, pidfd, -ECANCELED, "uv_poll_init");
+
+  Napi::Object object;
+  try {
+    napi_value ctor_value;
+    napi_get_reference_value(env, s->handle_ctor, &ctor_value);
+    object = Napi::Function(env, ctor_value).New({});
+    object.Set("pid", Napi::Number::New(env, pid));
+  } catch (const Napi::Error&) {
+    AbandonChild(env, pid, pidfd, -ENOMEM, "pidfd_open");
+  }
+
+  Watch* w = new Watch();
+  w->state = s;
+  w->pid = pid;
+  w->pidfd = pidfd;
+  int err = uv_poll_init(s->loop, &w->poll, pidfd);
+  if (err != 0) {
+    delete w;
+    AbandonChild(env, pid, pidfd, err, "uv_poll_init");
+  }
+  w->poll.data = w;
+  // Linked as soon as the handle exists so the close callback's bookkeeping holds.
+  w->next = s->head;
+  if (s->head != nullptr) s->head->prev = w;
+  s->head = w;
+  s->live++;
+  err = uv_poll_start(&w->poll, UV_READABLE, OnReadable);
+  if (err != 0) {
+    w->pidfd = -1;
+    CloseWatch(w);
+    AbandonChild(env, pid, pidfd, err, "uv_poll_start");
+  }
+  ChildHandle* handle = ChildHandle::Unwrap(object);
+  handle->watch = w;
+  handle->pid = pid;
+  w->handle = handle;
+  w->on_exit = Napi::Persistent(on_exit);
+  w->handle_ref = Napi::Persistent(object);
+  return object;
+}
+
+}  // namespace exactspawn
