@@ -28,3 +28,18 @@ export {
 } from "./limits.js";
 export { type Logger, setLogger } from "./log.js";
 export { disableNative, type NativeStatus, nativeStatus } from "./native.js";
+export type {
+  EngineExit,
+  ResourceUsage,
+  StdioSlot,
+} from "./spawn/engine.js";
+export { FallbackUnsupportedError } from "./spawn/fallback-engine.js";
+export { spawn } from "./spawn/spawn.js";
+export {
+  type FailureReason,
+  type OffendingString,
+  SpawnError,
+  SubprocessError,
+} from "./spawn/spawn-errors.js";
+export type { SpawnOptions } from "./spawn/spawn-options.js";
+export { type SpawnResult, Subprocess } from "./spawn/subprocess.js";
