@@ -1,13 +1,16 @@
 // system_error.cc — see system_error.h.
 #include "system_error.h"
 
+#include <string.h>
 #include <uv.h>
 
 namespace exactspawn {
 
 Napi::Error SystemError(Napi::Env env, int negative_errno, const char* syscall,
                         const std::string* path) {
-  const char* code = uv_err_name(negative_errno);
+  // glibc names every errno (ENOEXEC included, which libuv does not map).
+  const char* code = strerrorname_np(-negative_errno);
+  if (code == nullptr) code = uv_err_name(negative_errno);
   std::string message = std::string(syscall) + " " + code;
   if (path != nullptr) message += " " + *path;
   Napi::Error error = Napi::Error::New(env, message);

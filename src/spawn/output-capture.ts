@@ -19,6 +19,8 @@ export class OutputCapture {
         if (room > 0) this.#chunks.push(chunk.subarray(0, room));
         this.#bytes = maxBuffer;
         this.#overflowed = true;
+        // Stop reading: the stream closes now, and a writer that keeps going gets EPIPE.
+        stream.destroy();
         onOverflow();
         return;
       }
