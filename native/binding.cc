@@ -19,6 +19,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("probe", Napi::Function::New(env, Probe, "probe"));
   exports.Set("spawn", Napi::Function::New(env, Spawn, "spawn"));
   exports.Set("pipe", Napi::Function::New(env, Pipe, "pipe"));
+  exports.Set("closeFd", Napi::Function::New(env, CloseFd, "closeFd"));
   InitChildWatch(env, exports);
   return exports;
 }

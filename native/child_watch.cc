@@ -2,10 +2,12 @@
 #include "child_watch.h"
 
 #include <signal.h>
+#include <string.h>
 #include <unistd.h>
 #include <uv.h>
 
 #include <cerrno>
+#include <string>
 
 #include "core/child_exit.h"
 #include "core/orphan_reaper.h"
@@ -26,8 +28,8 @@ struct Watch {
   int pidfd = -1;
   bool closing = false;
   ChildHandle* handle = nullptr;
-  Napi::FunctionReference on_exit;
-  Napi::ObjectReference handle_ref;  // keeps the JS handle alive until the exit is delivered
+  napi_ref on_exit = nullptr;
+  napi_ref handle_ref = nullptr;  // keeps the JS handle alive until the exit is delivered
   Watch* prev = nullptr;
   Watch* next = nullptr;
 };
@@ -132,20 +134,68 @@ void CloseWatch(Watch* w) {
     w->handle->watch = nullptr;
     w->handle = nullptr;
   }
-  w->on_exit.Reset();
-  w->handle_ref.Reset();
+  // Raw calls: a failure here (a terminating env) must not become a fatal error.
+  if (w->on_exit != nullptr) napi_delete_reference(w->state->env, w->on_exit);
+  if (w->handle_ref != nullptr) napi_delete_reference(w->state->env, w->handle_ref);
+  w->on_exit = nullptr;
+  w->handle_ref = nullptr;
   uv_close(reinterpret_cast<uv_handle_t*>(&w->poll), OnClose);
 }
 
-Napi::Object ExitToJs(Napi::Env env, const ChildExit& exit) {
-  Napi::Object out = Napi::Object::New(env);
-  out.Set("exitCode",
-          exit.exited ? Napi::Value(Napi::Number::New(env, exit.exit_code)) : env.Null());
-  out.Set("signal", exit.signal != 0 ? Napi::Value(Napi::String::New(env, signal_name(exit.signal)))
-                                     : env.Null());
-  out.Set("userCpuMicros", Napi::Number::New(env, static_cast<double>(exit.user_cpu_micros)));
-  out.Set("systemCpuMicros", Napi::Number::New(env, static_cast<double>(exit.system_cpu_micros)));
-  return out;
+// Raw Node-API from here on: this runs from the event loop, possibly while a
+// worker is being terminated, where node-addon-api would turn a refused call
+// into a fatal error. Every failure only skips the JS notification.
+bool SetNumber(napi_env env, napi_value object, const char* key, double number) {
+  napi_value value;
+  return napi_create_double(env, number, &value) == napi_ok &&
+         napi_set_named_property(env, object, key, value) == napi_ok;
+}
+
+bool SetStringOrNull(napi_env env, napi_value object, const char* key, const char* text) {
+  napi_value value;
+  napi_status status = text == nullptr
+                           ? napi_get_null(env, &value)
+                           : napi_create_string_utf8(env, text, NAPI_AUTO_LENGTH, &value);
+  return status == napi_ok && napi_set_named_property(env, object, key, value) == napi_ok;
+}
+
+bool ExitToJs(napi_env env, const ChildExit& exit, napi_value* out) {
+  napi_value object;
+  napi_value code;
+  std::string name = exit.signal != 0 ? signal_name(exit.signal) : std::string();
+  if (napi_create_object(env, &object) != napi_ok) return false;
+  if (exit.exited) {
+    if (napi_create_int32(env, exit.exit_code, &code) != napi_ok) return false;
+  } else if (napi_get_null(env, &code) != napi_ok) {
+    return false;
+  }
+  if (napi_set_named_property(env, object, "exitCode", code) != napi_ok ||
+      !SetStringOrNull(env, object, "signal", exit.signal != 0 ? name.c_str() : nullptr) ||
+      !SetNumber(env, object, "userCpuMicros", static_cast<double>(exit.user_cpu_micros)) ||
+      !SetNumber(env, object, "systemCpuMicros", static_cast<double>(exit.system_cpu_micros))) {
+    return false;
+  }
+  *out = object;
+  return true;
+}
+
+// Someone else reaped our pid (waitpid(-1), or SIGCHLD set to SIG_IGN elsewhere).
+bool ReapErrorToJs(napi_env env, int negative_errno, napi_value* out) {
+  const char* code_name = strerrorname_np(-negative_errno);
+  if (code_name == nullptr) code_name = "EIO";
+  std::string message = std::string("wait4 ") + code_name;
+  napi_value code;
+  napi_value text;
+  napi_value error;
+  if (napi_create_string_utf8(env, code_name, NAPI_AUTO_LENGTH, &code) != napi_ok ||
+      napi_create_string_utf8(env, message.c_str(), NAPI_AUTO_LENGTH, &text) != napi_ok ||
+      napi_create_error(env, code, text, &error) != napi_ok ||
+      !SetNumber(env, error, "errno", negative_errno) ||
+      !SetStringOrNull(env, error, "syscall", "wait4")) {
+    return false;
+  }
+  *out = error;
+  return true;
 }
 
 void OnReadable(uv_poll_t* poll, int /*status*/, int /*events*/) {
@@ -156,26 +206,31 @@ void OnReadable(uv_poll_t* poll, int /*status*/, int /*events*/) {
   if (r == 0) return;  // not a zombie yet; the pidfd will be readable again
   uv_poll_stop(poll);
 
-  Napi::Env env(w->state->env);
-  Napi::HandleScope scope(env);
-  try {
-    Napi::Function callback = w->on_exit.Value();
-    Napi::Object receiver = w->handle_ref.Value();
-    Napi::Value result;
-    if (r < 0) {
-      // Someone else reaped our pid (waitpid(-1) or SIGCHLD ignored elsewhere).
-      result = SystemError(env, r, "wait4").Value();
-    } else {
-      result = ExitToJs(env, exit);
-    }
+  napi_env env = w->state->env;
+  napi_handle_scope scope;
+  if (napi_open_handle_scope(env, &scope) != napi_ok) {
     CloseWatch(w);
-    callback.MakeCallback(receiver, {result});
-  } catch (const Napi::Error& error) {
-    if (!w->closing) CloseWatch(w);
-    napi_fatal_exception(env, error.Value());
-  } catch (...) {
-    if (!w->closing) CloseWatch(w);
+    return;
   }
+  napi_value callback = nullptr;
+  napi_value receiver = nullptr;
+  napi_value result = nullptr;
+  bool ready = napi_get_reference_value(env, w->on_exit, &callback) == napi_ok &&
+               napi_get_reference_value(env, w->handle_ref, &receiver) == napi_ok &&
+               callback != nullptr && receiver != nullptr &&
+               (r < 0 ? ReapErrorToJs(env, r, &result) : ExitToJs(env, exit, &result));
+  CloseWatch(w);
+  if (ready) {
+    napi_value ignored;
+    // napi_make_callback also drains nextTicks and microtasks, so promises settle now.
+    if (napi_make_callback(env, nullptr, receiver, callback, 1, &result, &ignored) ==
+        napi_pending_exception) {
+      // The TypeScript callback never throws; this is a terminating worker.
+      napi_value pending;
+      napi_get_and_clear_last_exception(env, &pending);
+    }
+  }
+  napi_close_handle_scope(env, scope);
 }
 
 // Environment teardown (worker exit, process exit): stop every watch without
@@ -271,8 +326,8 @@ Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit) {
   handle->watch = w;
   handle->pid = pid;
   w->handle = handle;
-  w->on_exit = Napi::Persistent(on_exit);
-  w->handle_ref = Napi::Persistent(object);
+  napi_create_reference(env, on_exit, 1, &w->on_exit);
+  napi_create_reference(env, object, 1, &w->handle_ref);
   return object;
 }
 

@@ -18,4 +18,14 @@ Napi::Value Pipe(const Napi::CallbackInfo& info) {
   return out;
 }
 
+Napi::Value CloseFd(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() != 1 || !info[0].IsNumber()) ThrowTypeError(env, "closeFd: expected an fd");
+  double fd = info[0].As<Napi::Number>().DoubleValue();
+  if (fd != static_cast<double>(static_cast<int>(fd)) || fd < 0) {
+    ThrowTypeError(env, "closeFd: expected a non-negative integer fd");
+  }
+  return Napi::Number::New(env, close_fd(static_cast<int>(fd)));
+}
+
 }  // namespace exactspawn

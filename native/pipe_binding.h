@@ -1,4 +1,5 @@
-// pipe_binding.h — marshals exactspawn::make_pipe() as pipe() → [readFd, writeFd].
+// pipe_binding.h — marshals exactspawn::make_pipe() as pipe() → [readFd, writeFd]
+// and close_fd() as closeFd(fd).
 #pragma once
 
 #include <napi.h>
@@ -6,5 +7,8 @@
 namespace exactspawn {
 
 Napi::Value Pipe(const Napi::CallbackInfo& info);
+
+// closeFd(fd) → 0 or -errno (never throws for a bad fd; TypeError for a non-integer).
+Napi::Value CloseFd(const Napi::CallbackInfo& info);
 
 }  // namespace exactspawn

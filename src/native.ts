@@ -70,6 +70,8 @@ export interface NativeBinding {
   spawn?(options: RawSpawnOptions): RawChildHandle;
   /** pipe2(O_CLOEXEC) → [readFd, writeFd]. */
   pipe?(): [number, number];
+  /** close(2) → 0 or -errno; for fds no Node stream owns (fs.closeSync warns in workers). */
+  closeFd?(fd: number): number;
 }
 
 export interface NativeStatus {

@@ -1,6 +1,7 @@
 // orphan_reaper.cc — see orphan_reaper.h.
 #include "orphan_reaper.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/epoll.h>
@@ -40,7 +41,17 @@ void* reaper_main(void*) {
   }
 }
 
+// The thread runs this library's code for the rest of the process, but Node
+// dlclose()s an addon when the worker that loaded it exits: pin it first.
+void pin_library() {
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&reaper_main), &info) != 0 && info.dli_fname != nullptr) {
+    dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+  }
+}
+
 void start_reaper() {
+  pin_library();
   reaper_epoll = epoll_create1(EPOLL_CLOEXEC);
   if (reaper_epoll < 0) {
     reaper_error = errno;

@@ -5,16 +5,18 @@
  * threadpool thread per read). Child pipe ends are closed in the parent as
  * soon as the spawn returned, whatever the outcome.
  */
-import { closeSync } from "node:fs";
 import { Socket } from "node:net";
 import type { NativeBinding, RawChildExit, RawChildHandle } from "../native.js";
 import type { Engine, EngineChild, EngineExit, EngineRequest } from "./engine.js";
 
-type SpawnCapable = NativeBinding & Required<Pick<NativeBinding, "spawn" | "pipe">>;
+type SpawnCapable = NativeBinding & Required<Pick<NativeBinding, "spawn" | "pipe" | "closeFd">>;
 
 export function canSpawnNatively(binding: NativeBinding | null): binding is SpawnCapable {
   return (
-    binding !== null && typeof binding.spawn === "function" && typeof binding.pipe === "function"
+    binding !== null &&
+    typeof binding.spawn === "function" &&
+    typeof binding.pipe === "function" &&
+    typeof binding.closeFd === "function"
   );
 }
 
@@ -50,14 +52,6 @@ function toExit(raw: RawChildExit | Error): EngineExit | Error {
   };
 }
 
-function closeQuietly(fd: number): void {
-  try {
-    closeSync(fd);
-  } catch {
-    // Already closed: nothing else holds it.
-  }
-}
-
 export function nativeEngine(binding: SpawnCapable): Engine {
   return {
     native: true,
@@ -88,13 +82,22 @@ export function nativeEngine(binding: SpawnCapable): Engine {
           stdio,
           setsid: request.setsid,
           setpgroup: request.setpgroup,
-          onExit: (raw) => onExit(toExit(raw)),
+          onExit: (raw) => {
+            try {
+              onExit(toExit(raw));
+            } catch (error) {
+              // Never let an exception travel back into the addon's loop callback.
+              process.nextTick(() => {
+                throw error;
+              });
+            }
+          },
         });
       } catch (error) {
-        for (const fd of parentEnds) if (fd !== null) closeQuietly(fd);
+        for (const fd of parentEnds) if (fd !== null) binding.closeFd(fd);
         throw error;
       } finally {
-        for (const fd of childEnds) closeQuietly(fd);
+        for (const fd of childEnds) binding.closeFd(fd);
       }
       const streams = parentEnds.map((fd, i) =>
         fd === null
