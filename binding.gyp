@@ -5,7 +5,16 @@
       "sources": [
         "native/binding.cc",
         "native/probe_binding.cc",
-        "native/core/probe.cc"
+        "native/spawn_binding.cc",
+        "native/pipe_binding.cc",
+        "native/child_watch.cc",
+        "native/system_error.cc",
+        "native/core/probe.cc",
+        "native/core/spawn_process.cc",
+        "native/core/child_exit.cc",
+        "native/core/pipe.cc",
+        "native/core/orphan_reaper.cc",
+        "native/core/signal_names.cc"
       ],
       "dependencies": [
         "<!(node -p \"require('node-addon-api').targets\"):node_addon_api_except"

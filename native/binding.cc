@@ -3,7 +3,10 @@
 // in core/. No policy here.
 #include <napi.h>
 
+#include "child_watch.h"
+#include "pipe_binding.h"
 #include "probe_binding.h"
+#include "spawn_binding.h"
 
 #define EXACTSPAWN_STR2(x) #x
 #define EXACTSPAWN_STR(x) EXACTSPAWN_STR2(x)
@@ -14,6 +17,10 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("sourceStamp", Napi::String::New(env, EXACTSPAWN_STR(EXACTSPAWN_SOURCE_STAMP)));
   exports.Set("napiVersion", Napi::Number::New(env, NAPI_VERSION));
   exports.Set("probe", Napi::Function::New(env, Probe, "probe"));
+  exports.Set("spawn", Napi::Function::New(env, Spawn, "spawn"));
+  exports.Set("pipe", Napi::Function::New(env, Pipe, "pipe"));
+  exports.Set("closeFd", Napi::Function::New(env, CloseFd, "closeFd"));
+  InitChildWatch(env, exports);
   return exports;
 }
 

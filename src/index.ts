@@ -132,12 +132,26 @@ export {
   INLINE_SCRIPT_MAX_BYTES,
   scriptNeedsFile,
 } from "./spawn/bash-script.js";
+export type {
+  EngineExit,
+  ResourceUsage,
+  StdioSlot,
+} from "./spawn/engine.js";
+export { FallbackUnsupportedError } from "./spawn/fallback-engine.js";
 export {
   PREAMBLE_FAILURE_STATUS,
   renderPreamble,
   type SpillFileRef,
   singleQuote,
 } from "./spawn/preamble.js";
+export { spawn } from "./spawn/spawn.js";
+export {
+  type FailureReason,
+  type OffendingString,
+  SpawnError,
+  SubprocessError,
+} from "./spawn/spawn-errors.js";
+export type { SpawnOptions } from "./spawn/spawn-options.js";
 export {
   type ScriptFile,
   type SpillFiles,
@@ -145,3 +159,4 @@ export {
   writeScriptFile,
   writeSpillFiles,
 } from "./spawn/spill-files.js";
+export { type SpawnResult, Subprocess } from "./spawn/subprocess.js";

@@ -25,11 +25,53 @@ export interface RawProbe {
   pageSize: RawProbedValue;
 }
 
+/** What a native child reports when it has been reaped (signal as "SIGTERM", or null). */
+export interface RawChildExit {
+  exitCode: number | null;
+  signal: string | null;
+  userCpuMicros: number;
+  systemCpuMicros: number;
+}
+
+/**
+ * A watched child. `kill`/`killGroup` return 0 or a negative errno (-ESRCH once
+ * reaped: the pidfd is then gone, so a reused pid is never signalled).
+ */
+export interface RawChildHandle {
+  readonly pid: number;
+  kill(signal: number): number;
+  /** kill(-pid, signal): only meaningful when the child leads its own group. */
+  killGroup(signal: number): number;
+  ref(): void;
+  unref(): void;
+  hasRef(): boolean;
+}
+
+/** The one options object `spawn` takes; every field is type-checked natively. */
+export interface RawSpawnOptions {
+  file: string;
+  argv: ReadonlyArray<string | Buffer>;
+  envp: ReadonlyArray<string | Buffer>;
+  cwd?: string | null | undefined;
+  /** Child fd i ← parent fd stdio[i]; -1 opens /dev/null. At least 3 slots; others closed. */
+  stdio: readonly number[];
+  setsid?: boolean | undefined;
+  setpgroup?: boolean | undefined;
+  /** Called once on the loop thread; an Error (code ECHILD…) if the pid was reaped elsewhere. */
+  onExit: (this: RawChildHandle, exit: RawChildExit | Error) => void;
+}
+
 /** What the addon exports. Later capabilities are optional so fakes can stay small. */
 export interface NativeBinding {
   readonly sourceStamp: string;
   readonly napiVersion: number;
   probe(): RawProbe;
+  /** posix_spawn + pidfd watch. Throws a Node-style system error (syscall "posix_spawn"). */
+  spawn?(options: RawSpawnOptions): RawChildHandle;
+  /** pipe2(O_CLOEXEC) → [readFd, writeFd]. */
+  pipe?(): [number, number];
+  /** close(2) → 0 or -errno; for fds no Node stream owns (fs.closeSync warns in workers). */
+  closeFd?(fd: number): number;
 }
 
 export interface NativeStatus {

@@ -16,19 +16,19 @@ import { Buffer } from "node:buffer";
 import { tmpdir as osTmpdir } from "node:os";
 import { type BoundedEnv, boundedEnv } from "../env/bounded-env.js";
 import type { LayeredEnv } from "../env/layers.js";
-import { type SpillPlan, planSpill } from "../env/spill-plan.js";
+import { planSpill, type SpillPlan } from "../env/spill-plan.js";
 import { type StepValueSkip, type StepValues, stepValueEnv } from "../env/step-values.js";
 import { InvalidEnvError, type SizedName } from "../errors.js";
 import { execFits, type Limits, probeLimits } from "../limits.js";
-import {
-  bashArgvSizer,
-  bashInvocation,
-  composeScript,
-  scriptNeedsFile,
-} from "./bash-script.js";
+import { bashArgvSizer, bashInvocation, composeScript, scriptNeedsFile } from "./bash-script.js";
 import { renderPreamble } from "./preamble.js";
-import { type ScriptFile, type SpillFiles, writeScriptFile, writeSpillFiles } from "./spill-files.js";
 import { spawn } from "./spawn.js";
+import {
+  type ScriptFile,
+  type SpillFiles,
+  writeScriptFile,
+  writeSpillFiles,
+} from "./spill-files.js";
 import type { SpawnResult } from "./subprocess.js";
 
 /**

@@ -1,0 +1,41 @@
+// child_exit.h — the syscalls around one child's exit: a pidfd for it, a
+// race-free signal through that pidfd, a group signal, and reaping exactly
+// that pid with its CPU usage.
+//
+// Plain C++; every function returns 0 (or an fd) or a negative errno.
+// Never waits for "any child" (waitpid(-1)): other code in the process (libuv
+// for child_process) reaps its own pids. ru_maxrss is deliberately not
+// reported: for a vfork-style spawn it is the parent's high-water mark.
+// See pidfd_open(2), pidfd_send_signal(2), kill(2), wait4(2), getrusage(2).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+
+namespace exactspawn {
+
+struct ChildExit {
+  bool exited = false;  // WIFEXITED
+  int exit_code = 0;    // WEXITSTATUS when exited
+  int signal = 0;       // WTERMSIG when killed by a signal, else 0
+  int64_t user_cpu_micros = 0;
+  int64_t system_cpu_micros = 0;
+};
+
+// pidfd_open(pid, 0): an fd that becomes readable when the child exits.
+int open_pidfd(pid_t pid);
+
+// pidfd_send_signal(pidfd, sig, NULL, 0).
+int signal_pidfd(int pidfd, int sig);
+
+// kill(-pgid, sig): every process in the group.
+int signal_group(pid_t pgid, int sig);
+
+// wait4(pid, WNOHANG): 1 when reaped (out filled), 0 when still running, or -errno.
+int reap_child(pid_t pid, ChildExit* out);
+
+// Blocking wait4(pid): for a child that has just been killed and must not stay a zombie.
+int reap_child_blocking(pid_t pid);
+
+}  // namespace exactspawn

@@ -1,0 +1,18 @@
+// pipe.h — a close-on-exec pipe whose ends JavaScript wraps in streams.
+//
+// Plain C++; returns 0 or a negative errno. Both ends carry O_CLOEXEC so no
+// other child inherits them; the spawn dup2s the child's end onto its slot.
+// See pipe2(2), close(2).
+#pragma once
+
+namespace exactspawn {
+
+// fds[0] is the read end, fds[1] the write end.
+int make_pipe(int fds[2]);
+
+// close(2) for an fd JavaScript never wrapped (a child's pipe end after the
+// spawn). Node's fs.closeSync would warn in worker threads about fds it did
+// not open. EINTR counts as closed (Linux always releases the fd).
+int close_fd(int fd);
+
+}  // namespace exactspawn

@@ -1,0 +1,12 @@
+// signal_names.h — the "SIGTERM"-style name of a signal number, as Node's
+// child_process reports it. See signal(7), sigabbrev_np(3).
+#pragma once
+
+#include <string>
+
+namespace exactspawn {
+
+// "SIG" + abbreviation; real-time signals as "SIGRTMIN+n"; unknown as "SIG<n>".
+std::string signal_name(int sig);
+
+}  // namespace exactspawn

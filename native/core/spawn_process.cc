@@ -1,0 +1,117 @@
+// spawn_process.cc — see spawn_process.h.
+#include "spawn_process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+
+#include <cerrno>
+#include <vector>
+
+namespace exactspawn {
+
+namespace {
+
+// Owns the attribute and file-action objects so every path destroys them.
+class SpawnPlan {
+ public:
+  SpawnPlan() {
+    attr_error_ = posix_spawnattr_init(&attr_);
+    actions_error_ = posix_spawn_file_actions_init(&actions_);
+  }
+  ~SpawnPlan() {
+    if (attr_error_ == 0) posix_spawnattr_destroy(&attr_);
+    if (actions_error_ == 0) posix_spawn_file_actions_destroy(&actions_);
+  }
+  SpawnPlan(const SpawnPlan&) = delete;
+  SpawnPlan& operator=(const SpawnPlan&) = delete;
+
+  int init_error() const { return attr_error_ != 0 ? attr_error_ : actions_error_; }
+  posix_spawnattr_t* attr() { return &attr_; }
+  posix_spawn_file_actions_t* actions() { return &actions_; }
+
+ private:
+  posix_spawnattr_t attr_;
+  posix_spawn_file_actions_t actions_;
+  int attr_error_ = 0;
+  int actions_error_ = 0;
+};
+
+int set_attributes(posix_spawnattr_t* attr, const SpawnRequest& request) {
+  short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
+  if (request.new_session) flags |= POSIX_SPAWN_SETSID;
+  if (request.new_process_group && !request.new_session) flags |= POSIX_SPAWN_SETPGROUP;
+
+  sigset_t empty;
+  sigemptyset(&empty);
+  int err = posix_spawnattr_setsigmask(attr, &empty);
+  if (err != 0) return err;
+
+  // Ignored dispositions survive exec; reset every one that can be changed.
+  sigset_t all;
+  sigfillset(&all);
+  sigdelset(&all, SIGKILL);
+  sigdelset(&all, SIGSTOP);
+  err = posix_spawnattr_setsigdefault(attr, &all);
+  if (err != 0) return err;
+
+  if (flags & POSIX_SPAWN_SETPGROUP) {
+    err = posix_spawnattr_setpgroup(attr, 0);
+    if (err != 0) return err;
+  }
+  return posix_spawnattr_setflags(attr, flags);
+}
+
+// A source fd below stdio_count may be overwritten by an earlier dup2 onto
+// its number, so such sources are first moved above every slot and source.
+int add_stdio_actions(posix_spawn_file_actions_t* actions, const SpawnRequest& request) {
+  const size_t count = request.stdio_count;
+  int high = static_cast<int>(count);
+  for (size_t i = 0; i < count; ++i) {
+    if (request.stdio[i] >= high) high = request.stdio[i] + 1;
+  }
+  std::vector<int> sources(request.stdio, request.stdio + count);
+  for (size_t i = 0; i < count; ++i) {
+    int source = sources[i];
+    if (source >= 0 && source < static_cast<int>(count) && source != static_cast<int>(i)) {
+      int err = posix_spawn_file_actions_adddup2(actions, source, high);
+      if (err != 0) return err;
+      sources[i] = high++;
+    }
+  }
+  for (size_t i = 0; i < count; ++i) {
+    int target = static_cast<int>(i);
+    int err = sources[i] < 0
+                  ? posix_spawn_file_actions_addopen(actions, target, "/dev/null", O_RDWR, 0)
+                  // dup2(fd, fd) is special-cased by glibc to clear FD_CLOEXEC.
+                  : posix_spawn_file_actions_adddup2(actions, sources[i], target);
+    if (err != 0) return err;
+  }
+  return posix_spawn_file_actions_addclosefrom_np(actions, static_cast<int>(count));
+}
+
+}  // namespace
+
+int spawn_process(const SpawnRequest& request, pid_t* pid) {
+  if (request.file == nullptr || request.argv == nullptr || request.envp == nullptr ||
+      request.stdio == nullptr || request.stdio_count < 3) {
+    return -EINVAL;
+  }
+  SpawnPlan plan;
+  if (plan.init_error() != 0) return -plan.init_error();
+
+  int err = set_attributes(plan.attr(), request);
+  if (err == 0) err = add_stdio_actions(plan.actions(), request);
+  if (err == 0 && request.cwd != nullptr) {
+    err = posix_spawn_file_actions_addchdir_np(plan.actions(), request.cwd);
+  }
+  if (err != 0) return -err;
+
+  pid_t child = 0;
+  err = posix_spawn(&child, request.file, plan.actions(), plan.attr(), request.argv, request.envp);
+  if (err != 0) return -err;
+  *pid = child;
+  return 0;
+}
+
+}  // namespace exactspawn

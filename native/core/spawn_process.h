@@ -1,0 +1,36 @@
+// spawn_process.h — starts one child with posix_spawn(3) and exactly the
+// argv, envp, cwd and stdio it is given.
+//
+// Plain C++ over glibc; no Node-API. Returns 0 or a negative errno (glibc
+// >= 2.24 reports exec failures of the child synchronously). The child gets:
+// each stdio slot dup2'ed onto its number (dup2 onto itself clears
+// FD_CLOEXEC), or /dev/null; every other fd closed
+// (posix_spawn_file_actions_addclosefrom_np); an empty signal mask
+// (POSIX_SPAWN_SETSIGMASK); every catchable signal at SIG_DFL
+// (POSIX_SPAWN_SETSIGDEF); optionally a new session (POSIX_SPAWN_SETSID) or
+// process group (POSIX_SPAWN_SETPGROUP).
+// See posix_spawn(3), posix_spawn_file_actions_adddup2(3), sigprocmask(2),
+// setsid(2), setpgid(2), close_range(2).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+
+namespace exactspawn {
+
+struct SpawnRequest {
+  const char* file = nullptr;      // absolute path; never searched in PATH
+  char* const* argv = nullptr;     // NULL-terminated; argv[0] is independent of file
+  char* const* envp = nullptr;     // NULL-terminated; passed as is, in order
+  const char* cwd = nullptr;       // nullptr: inherit the parent's cwd
+  const int* stdio = nullptr;      // stdio[i]: parent fd for child fd i, or -1 for /dev/null
+  size_t stdio_count = 0;          // child fds >= stdio_count are closed
+  bool new_session = false;        // POSIX_SPAWN_SETSID
+  bool new_process_group = false;  // POSIX_SPAWN_SETPGROUP with pgid 0
+};
+
+// Starts the child; on success stores its pid. Returns 0 or -errno.
+int spawn_process(const SpawnRequest& request, pid_t* pid);
+
+}  // namespace exactspawn

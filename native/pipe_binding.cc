@@ -1,0 +1,31 @@
+// pipe_binding.cc — marshalling only: pipe() returns [readFd, writeFd], both
+// close-on-exec, or throws a system error (syscall "pipe2").
+#include "pipe_binding.h"
+
+#include "core/pipe.h"
+#include "system_error.h"
+
+namespace exactspawn {
+
+Napi::Value Pipe(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  int fds[2];
+  int err = make_pipe(fds);
+  if (err < 0) throw SystemError(env, err, "pipe2");
+  Napi::Array out = Napi::Array::New(env, 2);
+  out.Set(0u, Napi::Number::New(env, fds[0]));
+  out.Set(1u, Napi::Number::New(env, fds[1]));
+  return out;
+}
+
+Napi::Value CloseFd(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() != 1 || !info[0].IsNumber()) ThrowTypeError(env, "closeFd: expected an fd");
+  double fd = info[0].As<Napi::Number>().DoubleValue();
+  if (fd != static_cast<double>(static_cast<int>(fd)) || fd < 0) {
+    ThrowTypeError(env, "closeFd: expected a non-negative integer fd");
+  }
+  return Napi::Number::New(env, close_fd(static_cast<int>(fd)));
+}
+
+}  // namespace exactspawn

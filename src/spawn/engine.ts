@@ -1,0 +1,57 @@
+/**
+ * The contract between the Subprocess (policy) and the two ways of starting
+ * a child: the native addon and the child_process fallback. Types only.
+ */
+import type { Buffer } from "node:buffer";
+import type { Readable, Writable } from "node:stream";
+import type { EnvEntry } from "../env-input.js";
+
+/** What one child fd is connected to, from the parent's side. */
+export type StdioSlot = "pipe" | "ignore" | "inherit" | number;
+
+export interface ResourceUsage {
+  readonly userCpuMicros: number;
+  readonly systemCpuMicros: number;
+}
+
+export interface EngineExit {
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  /** null when the engine cannot measure it (the fallback). */
+  readonly resourceUsage: ResourceUsage | null;
+}
+
+/** A fully resolved request: absolute file, whole argv, exact envp. */
+export interface EngineRequest {
+  readonly file: string;
+  readonly argv: ReadonlyArray<string | Buffer>;
+  readonly envp: ReadonlyArray<string | Buffer>;
+  readonly entries: readonly EnvEntry[];
+  readonly cwd: string | undefined;
+  readonly stdio: readonly StdioSlot[];
+  readonly setsid: boolean;
+  readonly setpgroup: boolean;
+}
+
+export interface EngineChild {
+  /** undefined when the start failed and the failure arrives through onExit (fallback). */
+  readonly pid: number | undefined;
+  /** The parent's end of each "pipe" slot (stdin writable, others readable), else null. */
+  readonly streams: ReadonlyArray<Readable | Writable | null>;
+  /** 0 or a negative errno (-ESRCH once the child is gone). */
+  kill(signal: number): number;
+  /** Signals the child's process group; only used when the child leads one. */
+  killGroup(signal: number): number;
+  ref(): void;
+  unref(): void;
+}
+
+export interface Engine {
+  readonly native: boolean;
+  /**
+   * Starts the child. Throws a Node-style system error when the exec fails
+   * synchronously; otherwise calls onExit exactly once, with the exit or an
+   * Error (a failed start, for engines that report it asynchronously).
+   */
+  start(request: EngineRequest, onExit: (exit: EngineExit | Error) => void): EngineChild;
+}

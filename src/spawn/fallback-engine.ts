@@ -1,0 +1,120 @@
+/**
+ * The fallback engine: `child_process.spawn` with the same environment
+ * object, used when the addon is off or could not load (see docs/fallback.md).
+ *
+ * What it cannot do, and therefore refuses instead of approximating: argv or
+ * env bytes that are not valid UTF-8, and repeated env names (Node's `env`
+ * is an object). It reports no resource usage, kills by pid (not pidfd), and
+ * cannot close inherited fds that lack close-on-exec. A process group is
+ * always a new session (`detached`). Warns once per process.
+ */
+import { type Buffer, isUtf8 } from "node:buffer";
+import { type ChildProcess, spawn as spawnChild } from "node:child_process";
+import { constants } from "node:os";
+import { displayName, systemError } from "../errors.js";
+import { logger } from "../log.js";
+import type { Engine, EngineChild, EngineExit, EngineRequest } from "./engine.js";
+
+let warned = false;
+
+/** The fallback cannot represent this request without changing bytes. */
+export class FallbackUnsupportedError extends TypeError {
+  override readonly name = "FallbackUnsupportedError";
+  readonly code = "ERR_EXACTSPAWN_FALLBACK_UNSUPPORTED";
+}
+
+function utf8(value: string | Buffer, what: string): string {
+  if (typeof value === "string") return value;
+  if (!isUtf8(value)) {
+    throw new FallbackUnsupportedError(
+      `${what} is not valid UTF-8; only the native engine passes such bytes exactly`,
+    );
+  }
+  return value.toString("utf8");
+}
+
+function envObject(request: EngineRequest): Record<string, string> {
+  const env: Record<string, string> = Object.create(null);
+  for (const entry of request.entries) {
+    if (Object.hasOwn(env, entry.name)) {
+      throw new FallbackUnsupportedError(
+        `environment repeats ${displayName(entry.name)}; child_process cannot pass duplicates`,
+      );
+    }
+    const value =
+      entry.raw !== undefined ? entry.raw.subarray(entry.raw.indexOf(0x3d) + 1) : entry.value;
+    env[entry.name] = utf8(value, `the value of ${displayName(entry.name)}`);
+  }
+  return env;
+}
+
+class FallbackChild implements EngineChild {
+  readonly pid: number | undefined;
+  readonly streams: EngineChild["streams"];
+  readonly #child: ChildProcess;
+  constructor(child: ChildProcess) {
+    this.#child = child;
+    this.pid = child.pid;
+    this.streams = child.stdio.map((s) => s ?? null);
+  }
+  kill(signal: number): number {
+    if (this.#child.exitCode !== null || this.#child.signalCode !== null) {
+      return -constants.errno.ESRCH;
+    }
+    return this.#child.kill(signal) ? 0 : -constants.errno.ESRCH;
+  }
+  killGroup(signal: number): number {
+    if (this.pid === undefined) return -constants.errno.ESRCH;
+    try {
+      process.kill(-this.pid, signal);
+      return 0;
+    } catch (error) {
+      return (error as { errno?: number }).errno ?? -constants.errno.ESRCH;
+    }
+  }
+  ref(): void {
+    this.#child.ref();
+  }
+  unref(): void {
+    this.#child.unref();
+  }
+}
+
+export function fallbackEngine(reason: string | undefined): Engine {
+  return {
+    native: false,
+    start(request: EngineRequest, onExit: (exit: EngineExit | Error) => void): EngineChild {
+      if (!warned) {
+        warned = true;
+        logger().warn(
+          { reason: reason ?? "unknown" },
+          "exactspawn: native addon not in use, spawning through child_process (see docs/fallback.md)",
+        );
+      }
+      const argv = request.argv.map((arg, i) => utf8(arg, `argv[${i}]`));
+      const env = envObject(request);
+      const child = spawnChild(request.file, argv.slice(1), {
+        argv0: argv[0] ?? request.file,
+        env,
+        cwd: request.cwd,
+        stdio: request.stdio.map((slot) => slot) as ("pipe" | "ignore" | "inherit" | number)[],
+        detached: request.setsid || request.setpgroup,
+        shell: false,
+      });
+      let reported = false;
+      child.once("error", (error: NodeJS.ErrnoException) => {
+        if (reported || child.pid !== undefined) return;
+        reported = true;
+        const failure = systemError(error.errno ?? -constants.errno.EIO, "spawn", request.file);
+        failure.cause = error;
+        onExit(failure);
+      });
+      child.once("exit", (exitCode, signal) => {
+        if (reported) return;
+        reported = true;
+        onExit({ exitCode, signal, resourceUsage: null });
+      });
+      return new FallbackChild(child);
+    },
+  };
+}

@@ -1,0 +1,40 @@
+/**
+ * Turns the `file` argument of `spawn` into the absolute path handed to
+ * posix_spawn (which never searches PATH itself).
+ *
+ * A file containing "/" is resolved against `cwd` (the child's directory).
+ * Otherwise each entry of the caller's search path is tried in order (an
+ * empty entry means `cwd`), keeping the first regular file that is
+ * executable; like execvp(3), a candidate that exists but cannot be executed
+ * is remembered and reported as EACCES when nothing better is found. Throws
+ * a Node-style system error (ENOENT / EACCES, syscall "posix_spawn").
+ */
+import { accessSync, constants, statSync } from "node:fs";
+import { constants as osConstants } from "node:os";
+import { resolve } from "node:path";
+import { systemError } from "../errors.js";
+
+const { ENOENT, EACCES } = osConstants.errno;
+
+export function resolveFile(file: string, searchPath: string | undefined, cwd: string): string {
+  if (file.length === 0) throw systemError(ENOENT, "posix_spawn", file);
+  if (file.includes("/")) return resolve(cwd, file);
+  let denied = false;
+  for (const dir of (searchPath ?? "").split(":")) {
+    if (searchPath === undefined || searchPath === "") break;
+    const candidate = resolve(cwd, dir === "" ? "." : dir, file);
+    const stats = statSync(candidate, { throwIfNoEntry: false });
+    if (stats === undefined) continue;
+    if (!stats.isFile()) {
+      denied = true;
+      continue;
+    }
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      denied = true;
+    }
+  }
+  throw systemError(denied ? EACCES : ENOENT, "posix_spawn", file);
+}

@@ -1,0 +1,155 @@
+/**
+ * The options of `spawn` and their validation. Throws TypeError for anything
+ * of the wrong type (never coerces); applies the documented defaults.
+ */
+import { Buffer } from "node:buffer";
+import type { EnvInput } from "../env-input.js";
+import type { StdioSlot } from "./engine.js";
+import { signalNumber } from "./signals.js";
+
+export interface SpawnOptions {
+  /** The child's WHOLE environment. Nothing is inherited or added. Default: {} (empty). */
+  env?: EnvInput;
+  /** The search path for a `file` without "/". Default: the parent's process.env.PATH. */
+  path?: string;
+  /** The child's working directory (resolved against process.cwd()). Default: inherited. */
+  cwd?: string;
+  /** argv[0] as the child sees it. Default: `file` as given. */
+  argv0?: string | Buffer;
+  /** Per child fd: "pipe" | "ignore" | "inherit" | a parent fd. Default: ["ignore", "pipe", "pipe"] ("pipe" stdin when `input` is set). */
+  stdio?: StdioSlot | readonly StdioSlot[];
+  /** Written to the child's stdin, which is then closed. Forces stdin to "pipe". */
+  input?: string | Buffer;
+  /** How captured output is returned: a Buffer encoding or "buffer". Default "utf8". */
+  encoding?: BufferEncoding | "buffer";
+  /** Capture piped stdout/stderr into the result. Default true. */
+  buffer?: boolean;
+  /** Bytes captured per stream before the child is killed (failure "maxBuffer"). Default 64 MiB. */
+  maxBuffer?: number;
+  /** Milliseconds before killSignal is sent (to the process group). Default: none. */
+  timeout?: number;
+  /** Signal for timeout/abort/maxBuffer. Default "SIGTERM". */
+  killSignal?: string | number;
+  /** Milliseconds between killSignal and SIGKILL. Default 2000. */
+  killGraceMs?: number;
+  /** Aborting sends killSignal like a timeout. */
+  signal?: AbortSignal;
+  /** Start the child in a new session (setsid). Default false. */
+  setsid?: boolean;
+  /** Start the child in its own process group. Default: true when `timeout` or `signal` is set. */
+  processGroup?: boolean;
+  /** Reject on a failed run. Default true; false resolves with `failure` set. */
+  reject?: boolean;
+  /** Keep the host alive until the child exits. Default true. */
+  ref?: boolean;
+}
+
+export interface NormalizedOptions {
+  readonly env: EnvInput;
+  readonly path: string | undefined;
+  readonly cwd: string | undefined;
+  readonly argv0: string | Buffer | undefined;
+  readonly stdio: StdioSlot[];
+  readonly input: string | Buffer | undefined;
+  readonly encoding: BufferEncoding | "buffer";
+  readonly buffer: boolean;
+  readonly maxBuffer: number;
+  readonly timeout: number | undefined;
+  readonly killSignal: number;
+  readonly killGraceMs: number;
+  readonly signal: AbortSignal | undefined;
+  readonly setsid: boolean;
+  readonly processGroup: boolean;
+  readonly reject: boolean;
+  readonly ref: boolean;
+}
+
+const DEFAULT_MAX_BUFFER = 64 * 1024 * 1024;
+
+function fail(message: string): never {
+  throw new TypeError(`spawn: ${message}`);
+}
+
+function bool(value: unknown, name: string, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== "boolean") fail(`options.${name} must be a boolean`);
+  return value;
+}
+
+function duration(value: unknown, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+    fail(`options.${name} must be a non-negative number of milliseconds`);
+  }
+  return value;
+}
+
+function stdioSlot(slot: unknown, index: number): StdioSlot {
+  if (slot === "pipe" || slot === "ignore" || slot === "inherit") return slot;
+  if (typeof slot === "number" && Number.isInteger(slot) && slot >= 0) return slot;
+  fail(`options.stdio[${index}] must be "pipe", "ignore", "inherit" or an fd`);
+}
+
+function stdioSlots(value: unknown, hasInput: boolean): StdioSlot[] {
+  let slots: StdioSlot[];
+  if (value === undefined) slots = [hasInput ? "pipe" : "ignore", "pipe", "pipe"];
+  else if (typeof value === "string") slots = [0, 1, 2].map(() => stdioSlot(value, 0));
+  else if (Array.isArray(value)) {
+    slots = value.map((slot, i) => stdioSlot(slot, i));
+    while (slots.length < 3) slots.push("ignore");
+  } else fail("options.stdio must be a string or an array");
+  if (hasInput && slots[0] !== "pipe") {
+    if (value !== undefined && slots[0] !== "ignore")
+      fail("options.input needs stdin to be a pipe");
+    slots[0] = "pipe";
+  }
+  return slots;
+}
+
+export function normalizeOptions(options: SpawnOptions | undefined): NormalizedOptions {
+  if (options === undefined) options = {};
+  if (options === null || typeof options !== "object") fail("options must be an object");
+  const o = options;
+  if (o.path !== undefined && typeof o.path !== "string") fail("options.path must be a string");
+  if (o.cwd !== undefined && (typeof o.cwd !== "string" || o.cwd.length === 0)) {
+    fail("options.cwd must be a non-empty string");
+  }
+  if (o.argv0 !== undefined && typeof o.argv0 !== "string" && !Buffer.isBuffer(o.argv0)) {
+    fail("options.argv0 must be a string or Buffer");
+  }
+  if (o.input !== undefined && typeof o.input !== "string" && !Buffer.isBuffer(o.input)) {
+    fail("options.input must be a string or Buffer");
+  }
+  const encoding = o.encoding ?? "utf8";
+  if (encoding !== "buffer" && !Buffer.isEncoding(encoding)) fail("options.encoding is unknown");
+  const maxBuffer = o.maxBuffer ?? DEFAULT_MAX_BUFFER;
+  if (typeof maxBuffer !== "number" || !(maxBuffer > 0)) fail("options.maxBuffer must be > 0");
+  if (o.signal !== undefined && !(o.signal instanceof AbortSignal)) {
+    fail("options.signal must be an AbortSignal");
+  }
+  const timeout = duration(o.timeout, "timeout");
+  const setsid = bool(o.setsid, "setsid", false);
+  return {
+    env: o.env ?? {},
+    path: o.path ?? process.env["PATH"],
+    cwd: o.cwd,
+    argv0: o.argv0,
+    stdio: stdioSlots(o.stdio, o.input !== undefined),
+    input: o.input,
+    encoding,
+    buffer: bool(o.buffer, "buffer", true),
+    maxBuffer,
+    timeout,
+    killSignal: signalNumber(o.killSignal ?? "SIGTERM", "spawn: options.killSignal"),
+    killGraceMs: duration(o.killGraceMs, "killGraceMs") ?? 2000,
+    signal: o.signal,
+    setsid,
+    processGroup: bool(
+      o.processGroup,
+      "processGroup",
+      !setsid && (timeout !== undefined || o.signal !== undefined),
+    ),
+    reject: bool(o.reject, "reject", true),
+    ref: bool(o.ref, "ref", true),
+  };
+}

@@ -1,0 +1,293 @@
+/**
+ * The object `spawn` returns: a running child, its streams, and its outcome.
+ *
+ * A Subprocess is awaitable (it is a thenable over `.result`). The result
+ * settles once the child has exited and every captured stream has closed.
+ * Exec failures reject with the Node-style system error; run failures
+ * (non-zero exit, signal, timeout, abort, maxBuffer) reject with
+ * SubprocessError unless `reject: false`. The promise is created on first
+ * use, so a subprocess nobody awaits never produces an unhandled rejection.
+ */
+import type { Buffer } from "node:buffer";
+import { performance } from "node:perf_hooks";
+import type { Readable, Writable } from "node:stream";
+import type { Engine, EngineChild, EngineExit, EngineRequest, ResourceUsage } from "./engine.js";
+import { OutputCapture } from "./output-capture.js";
+import { signalNumber } from "./signals.js";
+import { type FailureReason, SubprocessError } from "./spawn-errors.js";
+
+export interface SpawnResult {
+  readonly pid: number;
+  /** The exit status, or null when a signal ended the child. */
+  readonly exitCode: number | null;
+  /** "SIGTERM" etc. when a signal ended the child, else null. */
+  readonly signal: string | null;
+  /** Captured output (see `encoding`), or null when the stream was not a captured pipe. */
+  readonly stdout: string | Buffer | null;
+  readonly stderr: string | Buffer | null;
+  /** From just before the spawn to the settled result. */
+  readonly durationMs: number;
+  /** The child's CPU time from wait4(2); null on the fallback engine. */
+  readonly resourceUsage: ResourceUsage | null;
+  /** Whether the native engine ran the child. */
+  readonly native: boolean;
+  /** Why the run counts as failed (only seen with `reject: false`), else null. */
+  readonly failure: FailureReason | null;
+}
+
+/** Policy the Subprocess applies around the engine. */
+export interface RunPolicy {
+  readonly encoding: BufferEncoding | "buffer";
+  readonly buffer: boolean;
+  readonly maxBuffer: number;
+  readonly timeout: number | undefined;
+  readonly killSignal: number;
+  readonly killGraceMs: number;
+  readonly signal: AbortSignal | undefined;
+  readonly reject: boolean;
+  readonly input: string | Buffer | undefined;
+  readonly ownGroup: boolean;
+  readonly ref: boolean;
+  readonly argvText: readonly string[];
+  readonly envNames: readonly string[];
+}
+
+type Outcome = { ok: true; value: SpawnResult } | { ok: false; error: unknown };
+
+export class Subprocess implements PromiseLike<SpawnResult> {
+  /** undefined when the child never started. */
+  readonly pid: number | undefined;
+  readonly stdin: Writable | null;
+  readonly stdout: Readable | null;
+  readonly stderr: Readable | null;
+  /** Parent ends of every slot ("pipe" slots only; others null). */
+  readonly stdio: ReadonlyArray<Readable | Writable | null>;
+  readonly native: boolean;
+
+  readonly #policy: RunPolicy;
+  readonly #child: EngineChild | undefined;
+  readonly #start: number;
+  readonly #captures: (OutputCapture | undefined)[] = [];
+  #pending = 1;
+  #exit: EngineExit | undefined;
+  #outcome: Outcome | undefined;
+  #promise: Promise<SpawnResult> | undefined;
+  #resolve: ((value: SpawnResult) => void) | undefined;
+  #reject: ((error: unknown) => void) | undefined;
+  #killReason: FailureReason | undefined;
+  #killCause: unknown;
+  #timer: NodeJS.Timeout | undefined;
+  #graceTimer: NodeJS.Timeout | undefined;
+  #onAbort: (() => void) | undefined;
+
+  constructor(engine: Engine, request: EngineRequest, policy: RunPolicy) {
+    this.#policy = policy;
+    this.native = engine.native;
+    this.#start = performance.now();
+    if (policy.signal?.aborted) {
+      this.pid = undefined;
+      this.stdin = this.stdout = this.stderr = null;
+      this.stdio = [];
+      this.#child = undefined;
+      this.#killReason = "abort";
+      this.#killCause = policy.signal.reason;
+      this.#settle({ ok: false, error: this.#failure("abort", null, null) });
+      return;
+    }
+    let child: EngineChild;
+    try {
+      child = engine.start(request, (exit) => this.#onExit(exit));
+    } catch (error) {
+      this.pid = undefined;
+      this.stdin = this.stdout = this.stderr = null;
+      this.stdio = [];
+      this.#child = undefined;
+      this.#settle({ ok: false, error });
+      return;
+    }
+    this.#child = child;
+    this.pid = child.pid;
+    this.stdio = child.streams;
+    this.stdin = (child.streams[0] as Writable | null | undefined) ?? null;
+    this.stdout = (child.streams[1] as Readable | null | undefined) ?? null;
+    this.stderr = (child.streams[2] as Readable | null | undefined) ?? null;
+
+    if (this.stdin !== null) {
+      // A child that exits without reading its input must not crash the host (EPIPE).
+      this.stdin.on("error", () => {});
+      if (policy.input !== undefined) this.stdin.end(policy.input);
+    }
+    for (const index of [1, 2]) {
+      const stream = child.streams[index] as Readable | null | undefined;
+      if (stream == null || !policy.buffer) continue;
+      this.#pending++;
+      this.#captures[index] = new OutputCapture(stream, policy.maxBuffer, () =>
+        this.#terminate("maxBuffer", undefined),
+      );
+      stream.on("error", () => {});
+      stream.once("close", () => this.#done());
+    }
+    if (policy.timeout !== undefined && policy.timeout > 0) {
+      this.#timer = setTimeout(() => this.#terminate("timeout", undefined), policy.timeout);
+      this.#timer.unref();
+    }
+    if (policy.signal !== undefined) {
+      const signal = policy.signal;
+      this.#onAbort = () => this.#terminate("abort", signal.reason);
+      signal.addEventListener("abort", this.#onAbort, { once: true });
+    }
+    if (!policy.ref) this.unref();
+  }
+
+  /** The outcome as a promise (created on first access). */
+  get result(): Promise<SpawnResult> {
+    if (this.#promise === undefined) {
+      const outcome = this.#outcome;
+      if (outcome !== undefined) {
+        this.#promise = outcome.ok ? Promise.resolve(outcome.value) : Promise.reject(outcome.error);
+      } else {
+        this.#promise = new Promise<SpawnResult>((resolve, reject) => {
+          this.#resolve = resolve;
+          this.#reject = reject;
+        });
+      }
+    }
+    return this.#promise;
+  }
+
+  // biome-ignore lint/suspicious/noThenProperty: a Subprocess is deliberately awaitable.
+  then<A = SpawnResult, B = never>(
+    onfulfilled?: ((value: SpawnResult) => A | PromiseLike<A>) | null,
+    onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
+  ): Promise<A | B> {
+    return this.result.then(onfulfilled, onrejected);
+  }
+
+  /**
+   * Sends a signal to the child (default SIGTERM) through its pidfd on the
+   * native engine. Returns false when the child is gone. Throws TypeError for
+   * an unknown signal.
+   */
+  kill(signal: string | number = "SIGTERM"): boolean {
+    const number = signalNumber(signal, "kill");
+    return this.#child !== undefined && this.#child.kill(number) === 0;
+  }
+
+  /** Lets the host exit while the child runs (the child is not killed). */
+  unref(): this {
+    this.#child?.unref();
+    for (const stream of this.stdio) (stream as { unref?: () => void } | null)?.unref?.();
+    return this;
+  }
+
+  /** Keeps the host alive until the child exits (the default). */
+  ref(): this {
+    this.#child?.ref();
+    for (const stream of this.stdio) (stream as { ref?: () => void } | null)?.ref?.();
+    return this;
+  }
+
+  #signalChild(signal: number): void {
+    const child = this.#child;
+    if (child === undefined) return;
+    if (this.#policy.ownGroup) child.killGroup(signal);
+    else child.kill(signal);
+  }
+
+  #terminate(reason: FailureReason, cause: unknown): void {
+    if (this.#killReason !== undefined || this.#exit !== undefined) return;
+    this.#killReason = reason;
+    this.#killCause = cause;
+    this.#signalChild(this.#policy.killSignal);
+    this.#graceTimer = setTimeout(
+      () => this.#signalChild(signalNumber("SIGKILL")),
+      this.#policy.killGraceMs,
+    );
+    this.#graceTimer.unref();
+  }
+
+  #onExit(exit: EngineExit | Error): void {
+    this.#clearTimers();
+    if (exit instanceof Error) {
+      for (const stream of this.stdio) stream?.destroy();
+      this.#settle({ ok: false, error: exit });
+      return;
+    }
+    this.#exit = exit;
+    // The leader is gone; finish what a timeout or abort started on the whole group.
+    if (this.#killReason !== undefined && this.#policy.ownGroup) {
+      this.#child?.killGroup(signalNumber("SIGKILL"));
+    }
+    this.#done();
+  }
+
+  #done(): void {
+    if (--this.#pending > 0 || this.#outcome !== undefined) return;
+    const exit = this.#exit!;
+    this.stdin?.destroy();
+    const policy = this.#policy;
+    const stdout = this.#captures[1]?.value(policy.encoding) ?? null;
+    const stderr = this.#captures[2]?.value(policy.encoding) ?? null;
+    const durationMs = performance.now() - this.#start;
+    const failure: FailureReason | null =
+      this.#killReason ?? (exit.signal !== null ? "signal" : exit.exitCode !== 0 ? "exit" : null);
+    if (failure !== null && policy.reject) {
+      this.#settle({
+        ok: false,
+        error: this.#failure(failure, exit, { stdout, stderr, durationMs }),
+      });
+      return;
+    }
+    this.#settle({
+      ok: true,
+      value: {
+        pid: this.pid!,
+        exitCode: exit.exitCode,
+        signal: exit.signal,
+        stdout,
+        stderr,
+        durationMs,
+        resourceUsage: exit.resourceUsage,
+        native: this.native,
+        failure,
+      },
+    });
+  }
+
+  #failure(
+    reason: FailureReason,
+    exit: EngineExit | null,
+    output: {
+      stdout: string | Buffer | null;
+      stderr: string | Buffer | null;
+      durationMs: number;
+    } | null,
+  ): SubprocessError {
+    return new SubprocessError({
+      reason,
+      argv: this.#policy.argvText,
+      envNames: this.#policy.envNames,
+      exitCode: exit?.exitCode ?? null,
+      signal: exit?.signal ?? null,
+      stdout: output?.stdout ?? null,
+      stderr: output?.stderr ?? null,
+      durationMs: output?.durationMs ?? performance.now() - this.#start,
+      timeoutMs: this.#policy.timeout,
+      cause: this.#killCause,
+    });
+  }
+
+  #clearTimers(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    if (this.#graceTimer !== undefined) clearTimeout(this.#graceTimer);
+    if (this.#onAbort !== undefined)
+      this.#policy.signal?.removeEventListener("abort", this.#onAbort);
+  }
+
+  #settle(outcome: Outcome): void {
+    if (this.#outcome !== undefined) return;
+    this.#outcome = outcome;
+    if (outcome.ok) this.#resolve?.(outcome.value);
+    else this.#reject?.(outcome.error);
+  }
+}

@@ -1,0 +1,377 @@
+/**
+ * The behavioural suite of `spawn`, run once on the native engine and once
+ * on the child_process fallback (each in its own test file, so each runs in
+ * its own process). Tests of what only the native engine can do are marked
+ * with `native` and a reason.
+ */
+import { Buffer } from "node:buffer";
+import { spawn as spawnChild, spawnSync } from "node:child_process";
+import { rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SpawnError, SubprocessError, spawn } from "../../src/index.js";
+import { type BrokenFiles, brokenFiles, inspectBinary } from "../fixtures/build.js";
+import {
+  eventually,
+  exists,
+  inheritableFds,
+  isRunning,
+  openFds,
+  zombieChildren,
+} from "../fixtures/process-state.js";
+
+export type Mode = "native" | "fallback";
+
+const settle = () => new Promise((r) => setImmediate(r));
+
+/** Signals 32 and 33 are glibc's own; its posix_spawn leaves them ignored (docs/spawn.md). */
+const GLIBC_INTERNAL_IGNORED = (1n << 31n) | (1n << 32n);
+
+export function behaviourSuite(mode: Mode): void {
+  const native = mode === "native";
+  let inspect: string;
+  let broken: BrokenFiles;
+
+  beforeAll(() => {
+    inspect = inspectBinary();
+    broken = brokenFiles();
+  });
+  afterAll(() => rmSync(broken.dir, { recursive: true, force: true }));
+
+  describe(`spawn (${mode}) — results`, () => {
+    it("reports the engine, exit code and captured output", async () => {
+      const result = await spawn("/bin/sh", ["-c", "printf out; printf err >&2"]);
+      expect(result).toMatchObject({ exitCode: 0, signal: null, stdout: "out", stderr: "err" });
+      expect(result.native).toBe(native);
+      expect(result.durationMs).toBeGreaterThan(0);
+      if (native) {
+        expect(result.resourceUsage).toEqual({
+          userCpuMicros: expect.any(Number),
+          systemCpuMicros: expect.any(Number),
+        });
+      } else {
+        expect(result.resourceUsage).toBeNull();
+      }
+    });
+
+    it("feeds input and returns Buffers on request", async () => {
+      const result = await spawn("/bin/cat", [], {
+        input: Buffer.from([1, 2, 255]),
+        encoding: "buffer",
+      });
+      expect(result.stdout).toEqual(Buffer.from([1, 2, 255]));
+    });
+
+    it("rejects a non-zero exit with SubprocessError naming env names only", async () => {
+      const error = await spawn("/bin/sh", ["-c", "echo oops >&2; exit 3"], {
+        env: { SECRET_TOKEN: "hunter2-value" },
+      }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(SubprocessError);
+      const failure = error as SubprocessError;
+      expect(SubprocessError.is(failure)).toBe(true);
+      expect(failure).toMatchObject({
+        exitCode: 3,
+        signal: null,
+        reason: "exit",
+        stderrTail: "oops\n",
+      });
+      expect(failure.envNames).toEqual(["SECRET_TOKEN"]);
+      expect(failure.argv).toEqual(["/bin/sh", "-c", "echo oops >&2; exit 3"]);
+      expect(JSON.stringify({ ...failure, message: failure.message })).not.toContain("hunter2");
+    });
+
+    it("resolves a failed run with reject: false", async () => {
+      const result = await spawn(inspect, ["exit", "7"], { reject: false });
+      expect(result).toMatchObject({ exitCode: 7, failure: "exit" });
+    });
+
+    it("kill() signals the child and reports the signal by name", async () => {
+      const child = spawn("/bin/sleep", ["1000"], { reject: false });
+      expect(child.pid).toBeGreaterThan(0);
+      expect(child.kill("SIGTERM")).toBe(true);
+      const result = await child;
+      expect(result).toMatchObject({ exitCode: null, signal: "SIGTERM", failure: "signal" });
+      expect(child.kill()).toBe(false);
+    });
+
+    it("kills the child when maxBuffer is exceeded", async () => {
+      const error = await spawn("/bin/sh", ["-c", "yes"], { maxBuffer: 1000 }).then(
+        () => undefined,
+        (e: unknown) => e as SubprocessError,
+      );
+      expect(error?.reason).toBe("maxBuffer");
+      expect(String(error?.stdout ?? "").length).toBe(1000);
+    });
+  });
+
+  describe(`spawn (${mode}) — exactness`, () => {
+    it("passes an empty environment when none is given", async () => {
+      const result = await spawn(inspect, ["environ"], { encoding: "buffer" });
+      expect(result.stdout).toEqual(Buffer.alloc(0));
+    });
+
+    it("passes the environment byte for byte, in order", async () => {
+      const env = ["B=2", "A=1", "EMPTY=", "SPACES= x y ", "UNICODE=é✓"];
+      const result = await spawn(inspect, ["environ"], { env, encoding: "buffer" });
+      expect(result.stdout).toEqual(Buffer.from(`${env.join("\0")}\0`));
+    });
+
+    it.runIf(native)(
+      "passes non-UTF-8 Buffer values exactly (native only: the fallback refuses them)",
+      async () => {
+        const raw = Buffer.from([0x58, 0x3d, 0xff, 0xfe, 0x80]);
+        const env = new Map<string, Buffer | string>([
+          ["LATIN1", Buffer.from([0xe9, 0x74, 0xe9])],
+          ["PLAIN", "ok"],
+        ]);
+        const result = await spawn(inspect, ["environ"], { env, encoding: "buffer" });
+        expect(result.stdout).toEqual(
+          Buffer.from([
+            ...Buffer.from("LATIN1="),
+            0xe9,
+            0x74,
+            0xe9,
+            0,
+            ...Buffer.from("PLAIN=ok"),
+            0,
+          ]),
+        );
+        const array = await spawn(inspect, ["environ"], { env: [raw], encoding: "buffer" });
+        expect(array.stdout).toEqual(Buffer.concat([raw, Buffer.from([0])]));
+      },
+    );
+
+    it.runIf(!native)("refuses non-UTF-8 bytes instead of changing them (fallback)", async () => {
+      const error = await spawn(inspect, ["environ"], { env: { X: Buffer.from([0xff]) } }).then(
+        () => undefined,
+        (e: unknown) => e as { code?: string },
+      );
+      expect(error?.code).toBe("ERR_EXACTSPAWN_FALLBACK_UNSUPPORTED");
+    });
+
+    it("passes 10,000 variables exactly", async () => {
+      const env: Record<string, string> = {};
+      // Small enough for the fallback's conservative 256 KiB budget too.
+      for (let i = 0; i < 10_000; i++) env[`V${i}`] = `${i}`;
+      const result = await spawn(inspect, ["environ"], { env, encoding: "buffer" });
+      const expected = Object.entries(env)
+        .map(([k, v]) => `${k}=${v}\0`)
+        .join("");
+      expect(result.stdout).toEqual(Buffer.from(expected));
+    });
+
+    it("honours argv[0] independently of the file", async () => {
+      const result = await spawn(inspect, ["argv0"], { argv0: "custom-name" });
+      expect(result.stdout).toBe("custom-name\n");
+    });
+
+    it("resolves the file in the PATH the caller chooses", async () => {
+      const dir = inspect.slice(0, inspect.lastIndexOf("/"));
+      const result = await spawn("inspect", ["argv0"], { path: `/nonexistent:${dir}` });
+      expect(result.stdout).toBe("inspect\n");
+      const missing = await spawn("inspect", [], { path: "/usr/bin" }).then(
+        () => undefined,
+        (e: unknown) => e as { code?: string },
+      );
+      expect(missing?.code).toBe("ENOENT");
+    });
+
+    it("runs in the given cwd, and names a missing cwd", async () => {
+      const result = await spawn(inspect, ["cwd"], { cwd: tmpdir() });
+      expect(result.stdout).toBe(`${tmpdir()}\n`);
+      const error = await spawn(inspect, ["cwd"], { cwd: "/nonexistent/dir" }).then(
+        () => undefined,
+        (e: unknown) => e as { code?: string; path?: string },
+      );
+      expect(error?.code).toBe("ENOENT");
+      if (native) expect(error?.path).toBe("/nonexistent/dir");
+    });
+
+    it("starts a new session on request", async () => {
+      const result = await spawn(inspect, ["ids"], { setsid: true });
+      const [pid, sid, pgid] = String(result.stdout).trim().split(" ").map(Number);
+      expect(sid).toBe(pid);
+      expect(pgid).toBe(pid);
+    });
+
+    it("starts a process group on request", async () => {
+      const result = await spawn(inspect, ["ids"], { processGroup: true });
+      const [pid, sid, pgid] = String(result.stdout).trim().split(" ").map(Number);
+      expect(pgid).toBe(pid);
+      if (native) expect(sid).not.toBe(pid);
+    });
+
+    it.runIf(native)(
+      "gives the child stdio 0–2 and nothing else, even fds the parent leaves inheritable (native only: child_process does not close them)",
+      async () => {
+        // The test worker itself holds inheritable fds (its IPC channel); see host-exit.test.ts too.
+        console.log(`inheritable fds in this worker: ${inheritableFds().join(" ") || "none"}`);
+        const result = await spawn(inspect, ["fds"]);
+        expect(result.stdout).toBe("0 1 2\n");
+        const extra = await spawn(inspect, ["fds"], {
+          stdio: ["ignore", "pipe", "ignore", "ignore"],
+        });
+        expect(extra.stdout).toBe("0 1 2 3\n");
+      },
+    );
+
+    it("resets the signal mask and every ignored signal", async () => {
+      // Node itself ignores SIGPIPE; the child must not inherit that.
+      const result = await spawn(inspect, ["signals"]);
+      const lines = Object.fromEntries(
+        String(result.stdout)
+          .trim()
+          .split("\n")
+          .map((l) => l.split(":\t") as [string, string]),
+      );
+      expect(BigInt(`0x${lines["SigBlk"]}`)).toBe(0n);
+      expect(BigInt(`0x${lines["SigIgn"]}`) & ~GLIBC_INTERNAL_IGNORED).toBe(0n);
+    });
+
+    it.runIf(native)("inherits the parent's fds when asked (native only, as above)", async () => {
+      const result = await spawn(inspect, ["fds"], { stdio: ["inherit", "pipe", "inherit"] });
+      expect(result.stdout).toBe("0 1 2\n");
+    });
+  });
+
+  describe(`spawn (${mode}) — exec failures`, () => {
+    const cases: [string, () => string, string][] = [
+      ["a missing file", () => join(broken.dir, "missing"), "ENOENT"],
+      ["a file without exec permission", () => broken.notExecutable, "EACCES"],
+      ["a directory", () => broken.directory, "EACCES"],
+      ["a missing interpreter", () => broken.badInterpreter, "ENOENT"],
+    ];
+    if (native) cases.push(["a garbage binary (native only)", () => broken.garbage, "ENOEXEC"]);
+
+    for (const [what, file, code] of cases) {
+      it(`reports ${what} as ${code}, leaving no zombie and no fd`, async () => {
+        const before = openFds();
+        const child = spawn(file(), ["x"], { stdio: ["pipe", "pipe", "pipe"] });
+        const error = (await child.then(
+          () => undefined,
+          (e: unknown) => e,
+        )) as NodeJS.ErrnoException;
+        expect(error).toBeInstanceOf(Error);
+        expect(error).not.toBeInstanceOf(SubprocessError);
+        expect(error.code).toBe(code);
+        expect(error.errno).toBeLessThan(0);
+        expect(error.path).toBe(file());
+        expect(error.syscall).toBe(native ? "posix_spawn" : "spawn");
+        await settle();
+        const leaked = () => openFds().filter((fd) => !before.includes(fd));
+        expect(await eventually(() => leaked().length === 0)).toBe(true);
+        expect(zombieChildren()).toEqual([]);
+      });
+    }
+
+    it("rejects an environment too large to exec before spawning, naming the variable", async () => {
+      const before = openFds();
+      const error = await spawn(inspect, [], {
+        env: { SMALL: "x", HUGE: "y".repeat(200_000) },
+      }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(SpawnError);
+      const spawnError = error as SpawnError;
+      expect(spawnError.code).toBe("ERR_EXACTSPAWN_EXEC_TOO_LARGE");
+      expect(spawnError.offenders).toEqual([{ kind: "env", name: "HUGE", bytes: 200_006 }]);
+      expect(spawnError.message).toContain("HUGE (200006 bytes)");
+      expect(spawnError.message).not.toContain("yyyy");
+      expect(openFds()).toEqual(before);
+    });
+
+    it("rejects a total footprint over the limit with the largest contributors", async () => {
+      const env: Record<string, string> = {};
+      for (let i = 0; i < 100; i++) env[`V${i}`] = "z".repeat(100_000);
+      const error = (await spawn(inspect, [], { env }).then(
+        () => undefined,
+        (e: unknown) => e,
+      )) as SpawnError;
+      expect(error).toBeInstanceOf(SpawnError);
+      expect(error.footprint).toBeGreaterThan(error.limit);
+      expect(error.offenders.length).toBeGreaterThan(0);
+      expect(error.message).not.toContain("zzz");
+    });
+  });
+
+  describe(`spawn (${mode}) — timeouts and abort`, () => {
+    it("a timeout kills the whole process group, grandchildren included", async () => {
+      const child = spawn("/bin/sh", ["-c", "/bin/sleep 1000 & echo $!; wait"], { timeout: 200 });
+      const error = (await child.then(
+        () => undefined,
+        (e: unknown) => e,
+      )) as SubprocessError;
+      expect(error).toBeInstanceOf(SubprocessError);
+      expect(error.timedOut).toBe(true);
+      expect(error.reason).toBe("timeout");
+      const grandchild = Number(String(error.stdout).trim());
+      expect(grandchild).toBeGreaterThan(0);
+      expect(await eventually(() => !isRunning(grandchild))).toBe(true);
+    });
+
+    it("abort kills the group and carries the reason as cause", async () => {
+      const controller = new AbortController();
+      const child = spawn("/bin/sleep", ["1000"], { signal: controller.signal });
+      const reason = new Error("stop now");
+      controller.abort(reason);
+      const error = (await child.then(
+        () => undefined,
+        (e: unknown) => e,
+      )) as SubprocessError;
+      expect(error.isCanceled).toBe(true);
+      expect(error.cause).toBe(reason);
+      expect(exists(child.pid!)).toBe(false);
+    });
+
+    it("an already aborted signal starts nothing", async () => {
+      const controller = new AbortController();
+      controller.abort();
+      const child = spawn("/bin/sleep", ["1000"], { signal: controller.signal });
+      expect(child.pid).toBeUndefined();
+      await expect(child).rejects.toMatchObject({ reason: "abort" });
+    });
+  });
+
+  describe(`spawn (${mode}) — coexistence`, () => {
+    it("runs alongside child_process children, every exit code correct", async () => {
+      const jobs: Promise<[number, number | null]>[] = [];
+      let next = 0;
+      const total = 300;
+      const runOne = async (): Promise<void> => {
+        while (next < total) {
+          const n = next++;
+          const code = n % 200;
+          if (n % 2 === 0) {
+            const r = await spawn(inspect, ["exit", String(code)], { reject: false });
+            jobs.push(Promise.resolve([code, r.exitCode]));
+          } else {
+            const exitCode = await new Promise<number | null>((resolve) => {
+              spawnChild(inspect, ["exit", String(code)], { stdio: "ignore" }).on("exit", resolve);
+            });
+            jobs.push(Promise.resolve([code, exitCode]));
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: 16 }, runOne));
+      const results = await Promise.all(jobs);
+      expect(results).toHaveLength(total);
+      for (const [expected, actual] of results) expect(actual).toBe(expected);
+      // A synchronous child_process call in between is unaffected too.
+      expect(spawnSync(inspect, ["exit", "5"]).status).toBe(5);
+      await settle();
+      expect(zombieChildren()).toEqual([]);
+    });
+  });
+}
+
+/** Writes a script into a temp dir and returns its path (for host-process tests). */
+export function scriptFile(name: string, source: string): string {
+  const path = join(tmpdir(), `exactspawn-${process.pid}-${name}`);
+  writeFileSync(path, source);
+  return path;
+}

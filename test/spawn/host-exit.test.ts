@@ -1,0 +1,201 @@
+/**
+ * What happens to children when the host goes away, in separate Node
+ * processes (the contract of docs/spawn.md "Host exit"):
+ * - by default a watch keeps the host alive until the child exits;
+ * - `ref: false` lets the host exit; the child keeps running;
+ * - process.exit() with children alive does not crash and does not kill them;
+ * - a worker thread that exits or is terminated with children alive does not
+ *   crash the host, and those children are still reaped (no zombies);
+ * - fds the host leaves inheritable never reach the child; a host started
+ *   with blocked/ignored signals still gives the child a clean signal state.
+ * The library is compiled to dist/ first (Node runs these scripts itself).
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { nativeStatus } from "../../src/index.js";
+import { inspectBinary } from "../fixtures/build.js";
+import { eventually, isRunning } from "../fixtures/process-state.js";
+
+const root = resolve(import.meta.dirname, "../..");
+const dist = pathToFileURL(join(root, "dist/index.js")).href;
+let dir: string;
+let inspect: string;
+
+function runHost(
+  source: string,
+  wrap: string[] = [],
+): { status: number | null; stdout: string; stderr: string } {
+  const file = join(dir, `host-${Math.random().toString(36).slice(2)}.mjs`);
+  writeFileSync(file, source.replaceAll("DIST", JSON.stringify(dist)));
+  const [command, ...args] = [...wrap, process.execPath, file];
+  const result = spawnSync(command!, args, { encoding: "utf8", timeout: 60_000 });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+function killAndGone(pids: number[]): Promise<boolean> {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+  return eventually(() => pids.every((pid) => !isRunning(pid)));
+}
+
+describe.runIf(nativeStatus().loaded)("host exit and teardown (native engine)", () => {
+  beforeAll(() => {
+    execFileSync(join(root, "node_modules/.bin/tsc"), ["-p", join(root, "tsconfig.build.json")]);
+    dir = mkdtempSync(join(tmpdir(), "exactspawn-host-"));
+    inspect = inspectBinary();
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("keeps the host alive until a ref'd child exits (the default)", () => {
+    const host = runHost(`
+      import { spawn } from DIST;
+      spawn("/bin/sh", ["-c", "sleep 0.3; echo done"]).then((r) => console.log("result", r.stdout.trim()));
+    `);
+    expect(host.stderr).toBe("");
+    expect(host.status).toBe(0);
+    expect(host.stdout).toBe("result done\n");
+  });
+
+  it("lets the host exit with ref: false, leaving the child running", async () => {
+    const host = runHost(`
+      import { spawn } from DIST;
+      const child = spawn("/bin/sleep", ["1000"], { ref: false, setsid: true, stdio: "ignore" });
+      console.log(child.pid);
+    `);
+    expect(host.status).toBe(0);
+    const pid = Number(host.stdout.trim());
+    expect(isRunning(pid)).toBe(true);
+    expect(await killAndGone([pid])).toBe(true);
+  });
+
+  it("process.exit() with children alive neither crashes nor kills them", async () => {
+    const host = runHost(`
+      import { spawn } from DIST;
+      const pids = [];
+      for (let i = 0; i < 5; i++) pids.push(spawn("/bin/sleep", ["1000"], { setsid: true, stdio: "ignore" }).pid);
+      const piped = spawn("/bin/sleep", ["1000"], { setsid: true });
+      pids.push(piped.pid);
+      console.log(JSON.stringify(pids));
+      setTimeout(() => process.exit(0), 50);
+    `);
+    expect(host.stderr).toBe("");
+    expect(host.status).toBe(0);
+    const pids = JSON.parse(host.stdout) as number[];
+    expect(pids.every(isRunning)).toBe(true);
+    expect(await killAndGone(pids)).toBe(true);
+  });
+
+  it("a worker that exits or is terminated with children alive does not crash the host, and they are reaped", () => {
+    const host = runHost(`
+      import { Worker } from "node:worker_threads";
+      import { readFileSync } from "node:fs";
+      const body = (how) => \`
+        (async () => {
+          const { spawn } = await import(\${JSON.stringify(DIST)});
+          const { parentPort } = await import("node:worker_threads");
+          const pids = [];
+          for (let i = 0; i < 20; i++) pids.push(spawn("/bin/sleep", ["1000"], { setsid: true }).pid);
+          for (let i = 0; i < 20; i++) spawn("/bin/true", [], { stdio: "ignore" });
+          parentPort.postMessage(pids);
+          if ("\${how}" === "exit") setTimeout(() => process.exit(0), 10);
+        })();\`;
+      const zombie = (pid) => { try { return readFileSync(\`/proc/\${pid}/stat\`, "utf8").split(") ")[1][0] === "Z"; } catch { return false; } };
+      const gone = (pid) => { try { readFileSync(\`/proc/\${pid}/stat\`); return false; } catch { return true; } };
+      async function run(how) {
+        const worker = new Worker(body(how), { eval: true });
+        const pids = await new Promise((r) => worker.once("message", r));
+        if (how === "terminate") await worker.terminate();
+        else await new Promise((r) => worker.once("exit", r));
+        for (const pid of pids) process.kill(pid, "SIGKILL");
+        const end = Date.now() + 20000;
+        while (!pids.every(gone) && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+        return { all: pids.length, zombies: pids.filter(zombie).length, gone: pids.filter(gone).length };
+      }
+      console.log(JSON.stringify([await run("terminate"), await run("exit")]));
+    `);
+    expect(host.stderr).toBe("");
+    expect(host.status).toBe(0);
+    expect(JSON.parse(host.stdout)).toEqual([
+      { all: 20, zombies: 0, gone: 20 },
+      { all: 20, zombies: 0, gone: 20 },
+    ]);
+  });
+
+  it("fds the host leaves inheritable never reach the child unless asked", () => {
+    // Node marks inherited fds close-on-exec at startup, but a child_process.fork()ed
+    // Node holds a pipe without it (fd 251 today): the host runs as such a fork.
+    const child = join(dir, "forked-host.mjs");
+    writeFileSync(
+      child,
+      `
+      import { readdirSync, readFileSync } from "node:fs";
+      import { spawn } from ${JSON.stringify(dist)};
+      const inheritable = readdirSync("/proc/self/fd").map(Number).filter((fd) => {
+        if (fd < 3) return false;
+        try {
+          const flags = /flags:\\s+([0-7]+)/.exec(readFileSync(\`/proc/self/fdinfo/\${fd}\`, "utf8"))[1];
+          return (Number.parseInt(flags, 8) & 0o2000000) === 0;
+        } catch { return false; }
+      });
+      const plain = await spawn(${JSON.stringify(inspect)}, ["fds"]);
+      const passed = await spawn(${JSON.stringify(inspect)}, ["fds"], {
+        stdio: ["ignore", "pipe", "ignore", inheritable[0] ?? "ignore"],
+      });
+      console.log(JSON.stringify({ inheritable: inheritable.length, plain: plain.stdout, passed: passed.stdout }));
+      process.disconnect();
+    `,
+    );
+    const host = runHost(`
+      import { fork } from "node:child_process";
+      const child = fork(${JSON.stringify(child)}, { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+      child.on("exit", (code) => process.exit(code ?? 1));
+    `);
+    expect(host.stderr).toBe("");
+    const report = JSON.parse(host.stdout) as {
+      inheritable: number;
+      plain: string;
+      passed: string;
+    };
+    expect(report.inheritable).toBeGreaterThan(0);
+    expect(report.plain).toBe("0 1 2\n");
+    expect(report.passed).toBe("0 1 2 3\n");
+  });
+
+  it("a host with blocked and ignored signals still gives the child a clean signal state", () => {
+    const host = runHost(
+      `
+      import { readFileSync } from "node:fs";
+      import { spawn } from DIST;
+      const own = readFileSync("/proc/self/status", "utf8");
+      const parentBlocked = /SigBlk:\\s+(\\w+)/.exec(own)[1];
+      const parentIgnored = /SigIgn:\\s+(\\w+)/.exec(own)[1];
+      const child = await spawn("INSPECT", ["signals"]);
+      console.log(JSON.stringify({ parentBlocked, parentIgnored, child: child.stdout }));
+    `.replaceAll('"INSPECT"', JSON.stringify(inspect)),
+      [inspect, "block-exec"],
+    );
+    expect(host.stderr).toBe("");
+    const { parentBlocked, parentIgnored, child } = JSON.parse(host.stdout) as {
+      parentBlocked: string;
+      parentIgnored: string;
+      child: string;
+    };
+    console.log(`host SigBlk ${parentBlocked} SigIgn ${parentIgnored}; child:\n${child}`);
+    // The host ignores SIGPIPE (13) at least.
+    expect(BigInt(`0x${parentIgnored}`) & (1n << 12n)).not.toBe(0n);
+    // Node resets its main thread's mask and dispositions at startup (except SIGPIPE
+    // and SIGXFSZ, which it ignores), so the host's state is logged, not assumed.
+    expect(child).toMatch(/SigBlk:\t0{16}\n/);
+    // Only glibc's internal signals 32 and 33 remain ignored (docs/spawn.md).
+    expect(child).toMatch(/SigIgn:\t0{7}180000000\n/);
+  });
+});

@@ -1,0 +1,71 @@
+/**
+ * Resource lifecycle of the native engine at volume: after 10,000 sequential
+ * spawns and 1,000 concurrent children, fds, pidfds and zombies are back to
+ * where they started. RSS is reported, not asserted; nothing here is timed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { nativeStatus, spawn } from "../../src/index.js";
+import { eventually, openFds, pidfdCount, zombieChildren } from "../fixtures/process-state.js";
+
+const settle = () => new Promise((r) => setImmediate(r));
+
+describe.runIf(nativeStatus().loaded)("spawn lifecycle (native engine)", () => {
+  let baseline: number[];
+  let rssBefore: number;
+
+  beforeAll(() => {
+    baseline = openFds();
+    rssBefore = process.memoryUsage().rss;
+  });
+
+  afterAll(() => {
+    const growth = (process.memoryUsage().rss - rssBefore) / 1024 / 1024;
+    console.log(`RSS growth over the lifecycle tests: ${growth.toFixed(1)} MiB`);
+  });
+
+  const backToBaseline = async () => {
+    await settle();
+    const leaked = () => openFds().filter((fd) => !baseline.includes(fd));
+    expect(await eventually(() => leaked().length === 0)).toBe(true);
+    expect(pidfdCount()).toBe(0);
+    expect(zombieChildren()).toEqual([]);
+  };
+
+  it("10,000 sequential spawns of /bin/true leave nothing behind", async () => {
+    let failures = 0;
+    for (let i = 0; i < 10_000; i++) {
+      const result = await spawn("/bin/true", [], { stdio: "ignore" });
+      if (result.exitCode !== 0) failures++;
+    }
+    expect(failures).toBe(0);
+    await backToBaseline();
+  });
+
+  it("1,000 concurrent sleeping children are watched, killed and reaped", async () => {
+    const children = Array.from({ length: 1000 }, () =>
+      spawn("/bin/sleep", ["1000"], { stdio: "ignore", reject: false }),
+    );
+    expect(pidfdCount()).toBe(1000);
+    const threads = /Threads:\s+(\d+)/.exec(
+      (await import("node:fs")).readFileSync("/proc/self/status", "utf8"),
+    )?.[1];
+    console.log(`threads with 1,000 children alive: ${threads}`);
+    for (const child of children) expect(child.kill("SIGKILL")).toBe(true);
+    const results = await Promise.all(children.map((c) => c.result));
+    expect(results.every((r) => r.signal === "SIGKILL")).toBe(true);
+    await backToBaseline();
+  });
+
+  it("1,000 concurrent children with captured output all report correctly", async () => {
+    const results = await Promise.all(
+      Array.from({ length: 1000 }, (_, i) =>
+        spawn("/bin/sh", ["-c", `echo ${i}; exit ${i % 50}`], { reject: false }),
+      ),
+    );
+    results.forEach((r, i) => {
+      expect(r.stdout).toBe(`${i}\n`);
+      expect(r.exitCode).toBe(i % 50);
+    });
+    await backToBaseline();
+  });
+});
