@@ -13,8 +13,10 @@ import { nativeStatus, spawn } from "../dist/index.js";
 const here = dirname(fileURLToPath(import.meta.url));
 const TRUE = "/bin/true";
 const quick = process.argv.includes("--quick");
-const ROUNDS = quick ? 3 : 5;
-const SEQ = quick ? 100 : 200;
+// Many short interleaved rounds: on a shared 2-core machine the load drifts, and
+// the median of short rounds tracks it far better than a few long ones.
+const ROUNDS = quick ? 5 : 9;
+const SEQ = quick ? 40 : 80;
 
 function buildAnchor() {
   const out = join(here, ".build");
@@ -26,18 +28,26 @@ function buildAnchor() {
 
 const anchor = buildAnchor();
 
-/** Spawns per second of the C loop (its own clock). */
+/** Parent CPU (µs per spawn) of the last measured round, by contender key. */
+const cpu = {};
+
+/** Spawns per second of the C loop (its own clock); records its own CPU per spawn. */
 function cRate(mode, count, inflight, holdMib = 0) {
-  const ns = Number(
-    execFileSync(anchor, [mode, String(count), String(inflight), String(holdMib), TRUE], {
-      encoding: "utf8",
-    }).trim(),
-  );
+  const [ns, cpuNs] = execFileSync(
+    anchor,
+    [mode, String(count), String(inflight), String(holdMib), TRUE],
+    { encoding: "utf8" },
+  )
+    .trim()
+    .split(" ")
+    .map(Number);
+  cpu.last = cpuNs / 1000 / count;
   return count / (ns / 1e9);
 }
 
 async function rate(count, inflight, startOne) {
   let next = 0;
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   const lane = async () => {
     while (next < count) {
@@ -46,7 +56,10 @@ async function rate(count, inflight, startOne) {
     }
   };
   await Promise.all(Array.from({ length: inflight }, lane));
-  return count / ((performance.now() - t0) / 1000);
+  const elapsed = performance.now() - t0;
+  const used = process.cpuUsage(c0);
+  cpu.last = (used.user + used.system) / count;
+  return count / (elapsed / 1000);
 }
 
 const cpIgnore = () =>
@@ -64,14 +77,19 @@ const median = (xs) => {
 /** Interleaves the contenders round by round so drift hits all alike. */
 async function compare(name, contenders) {
   const rates = Object.fromEntries(Object.keys(contenders).map((k) => [k, []]));
+  const cpus = Object.fromEntries(Object.keys(contenders).map((k) => [k, []]));
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [key, run] of Object.entries(contenders)) rates[key].push(await run());
+    for (const [key, run] of Object.entries(contenders)) {
+      rates[key].push(await run());
+      cpus[key].push(cpu.last);
+    }
   }
   const medians = Object.fromEntries(Object.entries(rates).map(([k, v]) => [k, median(v)]));
-  return { name, medians };
+  const cpuMedians = Object.fromEntries(Object.entries(cpus).map(([k, v]) => [k, median(v)]));
+  return { name, medians, cpuMedians };
 }
 
-function printRow({ name, medians }, goals) {
+function printRow({ name, medians, cpuMedians }, goals) {
   const ours = medians.ours;
   const parts = Object.entries(medians).map(([k, v]) => `${k} ${v.toFixed(0)}/s`);
   const ratios = Object.keys(medians)
@@ -81,7 +99,12 @@ function printRow({ name, medians }, goals) {
       const goal = goals[k];
       return `ours/${k} ${ratio.toFixed(2)}x${goal ? ` (goal >= ${goal}x ${ratio >= goal ? "met" : "MISSED"})` : ""}`;
     });
-  console.log(`${name}\n  ${parts.join(", ")}\n  ${ratios.join(", ")}`);
+  const cpuLine = cpuMedians
+    ? `\n  parent CPU per spawn: ${Object.entries(cpuMedians)
+        .map(([k, v]) => `${k} ${v.toFixed(0)} µs`)
+        .join(", ")}`
+    : "";
+  console.log(`${name}\n  ${parts.join(", ")}\n  ${ratios.join(", ")}${cpuLine}`);
 }
 
 async function holdingBench() {
@@ -91,13 +114,13 @@ async function holdingBench() {
     import { spawn as spawnChild, execFileSync } from "node:child_process";
     import { performance } from "node:perf_hooks";
     const hold = [Buffer.alloc(1 << 30, 1), Buffer.alloc(1 << 30, 1)];
-    const count = ${quick ? 40 : 100}, cpCount = ${quick ? 4 : 8};
+    const count = ${quick ? 30 : 60}, cpCount = ${quick ? 3 : 5};
     const time = async (n, f) => { const t0 = performance.now(); for (let i = 0; i < n; i++) await f(); return n / ((performance.now() - t0) / 1000); };
     const out = { ours: [], c: [], child_process: [] };
-    for (let r = 0; r < 3; r++) {
+    for (let r = 0; r < 5; r++) {
       out.ours.push(await time(count, () => spawn("/bin/true", [], { stdio: "ignore" })));
-      const ns = Number(execFileSync(${JSON.stringify(anchor)}, ["ignore", String(count), "1", "2048", "/bin/true"], { encoding: "utf8" }));
-      out.c.push(count / (ns / 1e9));
+      const ns = execFileSync(${JSON.stringify(anchor)}, ["ignore", String(count), "1", "2048", "/bin/true"], { encoding: "utf8" });
+      out.c.push(count / (Number(ns.split(" ")[0]) / 1e9));
       out.child_process.push(await time(cpCount, () => new Promise((res) => spawnChild("/bin/true", [], { stdio: "ignore", env: {} }).on("exit", res))));
     }
     console.log(JSON.stringify({ rss: process.memoryUsage().rss, held: hold.length, ...out }));
