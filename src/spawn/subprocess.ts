@@ -173,6 +173,18 @@ export class Subprocess implements PromiseLike<SpawnResult> {
     return this.#child !== undefined && this.#child.kill(number) === 0;
   }
 
+  /**
+   * Sends a signal to the child's whole process group (kill(-pgid)). Only for
+   * children started with `setsid` or `processGroup` (or a timeout/signal);
+   * returns false otherwise, and once the group is gone.
+   */
+  killGroup(signal: string | number = "SIGTERM"): boolean {
+    const number = signalNumber(signal, "killGroup");
+    if (this.#child === undefined || !this.#policy.ownGroup || this.#exit !== undefined)
+      return false;
+    return this.#child.killGroup(number) === 0;
+  }
+
   /** Lets the host exit while the child runs (the child is not killed). */
   unref(): this {
     this.#child?.unref();

@@ -98,6 +98,17 @@ export function behaviourSuite(mode: Mode): void {
       expect(child.kill()).toBe(false);
     });
 
+    it("killGroup() signals the group of a child that leads one, and only then", async () => {
+      const loner = spawn("/bin/sleep", ["1000"], { reject: false });
+      expect(loner.killGroup()).toBe(false);
+      loner.kill("SIGKILL");
+      await loner;
+      const leader = spawn("/bin/sleep", ["1000"], { processGroup: true, reject: false });
+      expect(leader.killGroup("SIGINT")).toBe(true);
+      expect(await leader).toMatchObject({ signal: "SIGINT" });
+      expect(leader.killGroup()).toBe(false);
+    });
+
     it("kills the child when maxBuffer is exceeded", async () => {
       const error = await spawn("/bin/sh", ["-c", "yes"], { maxBuffer: 1000 }).then(
         () => undefined,

@@ -8,6 +8,8 @@ import { nativeStatus, spawn } from "../../src/index.js";
 import { eventually, openFds, pidfdCount, zombieChildren } from "../fixtures/process-state.js";
 
 const settle = () => new Promise((r) => setImmediate(r));
+// Generous: on a saturated 2-core machine a spawn of /bin/true can take 20 ms.
+const VOLUME_TIMEOUT = 900_000;
 
 describe.runIf(nativeStatus().loaded)("spawn lifecycle (native engine)", () => {
   let baseline: number[];
@@ -31,41 +33,53 @@ describe.runIf(nativeStatus().loaded)("spawn lifecycle (native engine)", () => {
     expect(zombieChildren()).toEqual([]);
   };
 
-  it("10,000 sequential spawns of /bin/true leave nothing behind", async () => {
-    let failures = 0;
-    for (let i = 0; i < 10_000; i++) {
-      const result = await spawn("/bin/true", [], { stdio: "ignore" });
-      if (result.exitCode !== 0) failures++;
-    }
-    expect(failures).toBe(0);
-    await backToBaseline();
-  });
+  it(
+    "10,000 sequential spawns of /bin/true leave nothing behind",
+    async () => {
+      let failures = 0;
+      for (let i = 0; i < 10_000; i++) {
+        const result = await spawn("/bin/true", [], { stdio: "ignore" });
+        if (result.exitCode !== 0) failures++;
+      }
+      expect(failures).toBe(0);
+      await backToBaseline();
+    },
+    VOLUME_TIMEOUT,
+  );
 
-  it("1,000 concurrent sleeping children are watched, killed and reaped", async () => {
-    const children = Array.from({ length: 1000 }, () =>
-      spawn("/bin/sleep", ["1000"], { stdio: "ignore", reject: false }),
-    );
-    expect(pidfdCount()).toBe(1000);
-    const threads = /Threads:\s+(\d+)/.exec(
-      (await import("node:fs")).readFileSync("/proc/self/status", "utf8"),
-    )?.[1];
-    console.log(`threads with 1,000 children alive: ${threads}`);
-    for (const child of children) expect(child.kill("SIGKILL")).toBe(true);
-    const results = await Promise.all(children.map((c) => c.result));
-    expect(results.every((r) => r.signal === "SIGKILL")).toBe(true);
-    await backToBaseline();
-  });
+  it(
+    "1,000 concurrent sleeping children are watched, killed and reaped",
+    async () => {
+      const children = Array.from({ length: 1000 }, () =>
+        spawn("/bin/sleep", ["1000"], { stdio: "ignore", reject: false }),
+      );
+      expect(pidfdCount()).toBe(1000);
+      const threads = /Threads:\s+(\d+)/.exec(
+        (await import("node:fs")).readFileSync("/proc/self/status", "utf8"),
+      )?.[1];
+      console.log(`threads with 1,000 children alive: ${threads}`);
+      for (const child of children) expect(child.kill("SIGKILL")).toBe(true);
+      const results = await Promise.all(children.map((c) => c.result));
+      expect(results.every((r) => r.signal === "SIGKILL")).toBe(true);
+      await backToBaseline();
+    },
+    VOLUME_TIMEOUT,
+  );
 
-  it("1,000 concurrent children with captured output all report correctly", async () => {
-    const results = await Promise.all(
-      Array.from({ length: 1000 }, (_, i) =>
-        spawn("/bin/sh", ["-c", `echo ${i}; exit ${i % 50}`], { reject: false }),
-      ),
-    );
-    results.forEach((r, i) => {
-      expect(r.stdout).toBe(`${i}\n`);
-      expect(r.exitCode).toBe(i % 50);
-    });
-    await backToBaseline();
-  });
+  it(
+    "1,000 concurrent children with captured output all report correctly",
+    async () => {
+      const results = await Promise.all(
+        Array.from({ length: 1000 }, (_, i) =>
+          spawn("/bin/sh", ["-c", `echo ${i}; exit ${i % 50}`], { reject: false }),
+        ),
+      );
+      results.forEach((r, i) => {
+        expect(r.stdout).toBe(`${i}\n`);
+        expect(r.exitCode).toBe(i % 50);
+      });
+      await backToBaseline();
+    },
+    VOLUME_TIMEOUT,
+  );
 });

@@ -1,0 +1,46 @@
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resolveFile } from "../../src/spawn/resolve-file.js";
+
+describe("resolveFile", () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "exactspawn-resolve-"));
+    for (const sub of ["a", "b", "c"]) mkdirSync(join(dir, sub));
+    writeFileSync(join(dir, "a", "tool"), "", { mode: 0o644 });
+    writeFileSync(join(dir, "b", "tool"), "");
+    chmodSync(join(dir, "b", "tool"), 0o755);
+    mkdirSync(join(dir, "c", "tool"));
+    writeFileSync(join(dir, "c", "only-here"), "", { mode: 0o644 });
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("uses a file containing a slash as is, resolved against cwd", () => {
+    expect(resolveFile("./x/y", "/bin", "/work")).toBe("/work/x/y");
+    expect(resolveFile("/abs/y", "/bin", "/work")).toBe("/abs/y");
+  });
+
+  it("takes the first executable regular file in the caller's PATH", () => {
+    const path = [join(dir, "c"), join(dir, "a"), join(dir, "b")].join(":");
+    expect(resolveFile("tool", path, "/")).toBe(join(dir, "b", "tool"));
+  });
+
+  it("treats an empty PATH entry as cwd", () => {
+    expect(resolveFile("tool", ":/nonexistent", join(dir, "b"))).toBe(join(dir, "b", "tool"));
+  });
+
+  it("reports ENOENT when nothing matches and EACCES when only non-executables do", () => {
+    expect(() => resolveFile("missing", join(dir, "a"), "/")).toThrow(
+      expect.objectContaining({ code: "ENOENT", syscall: "posix_spawn", path: "missing" }),
+    );
+    expect(() => resolveFile("only-here", join(dir, "c"), "/")).toThrow(
+      expect.objectContaining({ code: "EACCES" }),
+    );
+    expect(() => resolveFile("tool", "", "/")).toThrow(expect.objectContaining({ code: "ENOENT" }));
+    expect(() => resolveFile("tool", undefined, "/")).toThrow(
+      expect.objectContaining({ code: "ENOENT" }),
+    );
+  });
+});

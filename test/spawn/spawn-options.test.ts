@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { normalizeOptions } from "../../src/spawn/spawn-options.js";
+
+describe("normalizeOptions", () => {
+  it("applies the documented defaults", () => {
+    const o = normalizeOptions(undefined);
+    expect(o.env).toEqual({});
+    expect(o.path).toBe(process.env["PATH"]);
+    expect(o.stdio).toEqual(["ignore", "pipe", "pipe"]);
+    expect(o).toMatchObject({
+      encoding: "utf8",
+      buffer: true,
+      reject: true,
+      ref: true,
+      setsid: false,
+      processGroup: false,
+      killSignal: 15,
+      killGraceMs: 2000,
+    });
+  });
+
+  it("puts timed and abortable children in their own process group", () => {
+    expect(normalizeOptions({ timeout: 10 }).processGroup).toBe(true);
+    expect(normalizeOptions({ signal: new AbortController().signal }).processGroup).toBe(true);
+    expect(normalizeOptions({ timeout: 10, setsid: true }).processGroup).toBe(false);
+    expect(normalizeOptions({ timeout: 10, processGroup: false }).processGroup).toBe(false);
+  });
+
+  it("makes stdin a pipe when input is given", () => {
+    expect(normalizeOptions({ input: "x" }).stdio).toEqual(["pipe", "pipe", "pipe"]);
+    expect(normalizeOptions({ input: "x", stdio: "ignore" }).stdio[0]).toBe("pipe");
+    expect(() => normalizeOptions({ input: "x", stdio: ["inherit", "pipe", "pipe"] })).toThrow(
+      TypeError,
+    );
+  });
+
+  it("expands a single stdio value and pads short arrays with ignore", () => {
+    expect(normalizeOptions({ stdio: "inherit" }).stdio).toEqual(["inherit", "inherit", "inherit"]);
+    expect(normalizeOptions({ stdio: [5] }).stdio).toEqual([5, "ignore", "ignore"]);
+  });
+
+  it.each([
+    [{ stdio: ["bogus"] }],
+    [{ stdio: [-1] }],
+    [{ stdio: [1.5] }],
+    [{ timeout: -1 }],
+    [{ timeout: "10" }],
+    [{ killSignal: "SIGNOPE" }],
+    [{ encoding: "nope" }],
+    [{ maxBuffer: 0 }],
+    [{ reject: "yes" }],
+    [{ cwd: "" }],
+    [{ path: 1 }],
+    [{ signal: {} }],
+    [{ input: 5 }],
+  ])("rejects %j with a TypeError (no coercion)", (options) => {
+    expect(() => normalizeOptions(options as never)).toThrow(TypeError);
+  });
+});
