@@ -12,7 +12,16 @@ export default defineConfig({
     maxWorkers: 2,
     projects: [
       { extends: true, test: { name: "native", env: { EXACTSPAWN_NATIVE: "" } } },
-      { extends: true, test: { name: "fallback", env: { EXACTSPAWN_NATIVE: "0" } } },
+      {
+        extends: true,
+        test: {
+          name: "fallback",
+          env: { EXACTSPAWN_NATIVE: "0" },
+          // Engine-specific suites pick their engine themselves; the native
+          // project already runs the fallback one (it disables the addon).
+          exclude: ["test/spawn/behaviour-native.test.ts", "test/spawn/behaviour-fallback.test.ts"],
+        },
+      },
     ],
   },
 });

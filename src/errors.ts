@@ -5,6 +5,7 @@
  * names, indexes and byte sizes only — never a value of an environment
  * variable or argument.
  */
+import { constants } from "node:os";
 import { getSystemErrorName } from "node:util";
 
 /** Bad input to a public function: an env name, value or list that cannot be represented. */
@@ -109,11 +110,11 @@ export type SystemError = Error & SystemErrorFields;
  */
 export function systemError(errno: number, syscall: string, path?: string): SystemError {
   const negative = -Math.abs(errno);
-  let code: string;
-  try {
-    code = getSystemErrorName(negative);
-  } catch {
-    code = `Unknown system error ${negative}`;
+  // libuv's table lacks some errnos (ENOEXEC among them); os.constants has them all.
+  let code = getSystemErrorName(negative);
+  if (code.startsWith("Unknown system error")) {
+    const known = Object.entries(constants.errno).find(([, value]) => value === -negative);
+    if (known !== undefined) code = known[0];
   }
   const err = new Error(`${syscall} ${code}${path === undefined ? "" : ` ${path}`}`) as SystemError;
   err.code = code;
