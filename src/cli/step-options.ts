@@ -17,6 +17,7 @@ export const STEP_OPTIONS = {
   context: { type: "string", multiple: true },
   var: { type: "string", multiple: true },
   "env-file": { type: "string" },
+  "parent-env": { type: "string" },
   allow: { type: "string", multiple: true },
   block: { type: "string", multiple: true },
   "exec-limit": { type: "string" },
@@ -29,6 +30,8 @@ export const STEP_OPTIONS_HELP = `  --context KEY=VALUE   a context entry (untru
   --var NAME=@FILE      the same, the value read from FILE (UTF-8); "@@" starts a literal "@"
   --env-file FILE       use FILE (NAME=value lines) as the parent environment instead of this
                         process's environment
+  --parent-env FILE     the same as --env-file, under a name node never intercepts (node
+                        itself exits 9 when a script argument --env-file names a missing file)
   --allow NAME          inherit only the essentials and these names; repeatable
   --block NAME          never inherit NAME; repeatable
   --exec-limit BYTES    plan against this exec limit (e.g. 262144, 256K, 2M) instead of the probed one
@@ -51,6 +54,7 @@ type SharedValues = {
   context?: string[];
   var?: string[];
   "env-file"?: string;
+  "parent-env"?: string;
   allow?: string[];
   block?: string[];
   "exec-limit"?: string;
@@ -118,7 +122,10 @@ export function stepRequest(
     const [name, raw] = splitPair(entry, "--var", "NAME");
     stepValues.set(name, varValue(name, raw));
   }
-  const envFile = values["env-file"];
+  if (values["env-file"] !== undefined && values["parent-env"] !== undefined) {
+    throw new UsageError("give --env-file or --parent-env, not both");
+  }
+  const envFile = values["env-file"] ?? values["parent-env"];
   const runtime: RuntimeOptions = {
     logger: log,
     ...(envFile === undefined ? {} : { parentEnv: readEnvFile(envFile) }),
