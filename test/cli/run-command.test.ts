@@ -3,6 +3,7 @@
  * through, a 1 MiB @file value arrives intact, --verbose shows the plan
  * without a value, usage errors exit 2 with one line.
  */
+import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -22,6 +23,24 @@ describe("exactspawn run", () => {
     expect(ok.stderr).toBe("err\n");
     expect(cli(["run", "--", "exit 7"]).status).toBe(7);
     expect(cli(["run", "--", "exit", "3"]).status).toBe(3); // words joined into one script
+  });
+
+  it("streams the step's output as it is written, not after the step ends", async () => {
+    const child = spawn(process.execPath, ["dist/cli.js", "run", "--", "echo first; sleep 20"], {
+      cwd: PACKAGE_ROOT,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const started = Date.now();
+    const first = await new Promise<string>((resolve) => {
+      child.stdout.once("data", (chunk: Buffer) => resolve(chunk.toString()));
+    });
+    const exited = new Promise<number | null>((resolve) =>
+      child.on("exit", (code) => resolve(code)),
+    );
+    expect(first).toBe("first\n");
+    expect(Date.now() - started).toBeLessThan(15_000);
+    child.kill("SIGTERM"); // forwarded: the step's group is stopped, and we exit 128 + 15
+    expect(await exited).toBe(143);
   });
 
   it("turns a signal into 128 + n, and --timeout into 124", () => {
