@@ -19,6 +19,7 @@ never printed. Nothing is written and nothing runs.
 Options:
 ${STEP_OPTIONS_HELP}
   --json                one JSON object (schema: exactspawn.explain/v1) instead of a table
+  -h, --help
 
 Exit status: 0 planned; 1 the step cannot be planned (e.g. protected variables alone exceed the
 budget); 2 usage error.`;

@@ -26,6 +26,7 @@ Options:
 ${STEP_OPTIONS_HELP}
   --timeout S           stop the step after S seconds (SIGTERM to its process group, then SIGKILL)
   --verbose             print the plan (the explain table) to stderr first
+  -h, --help
 
 Exit status: the step's own; 128 + n when signal n ended it; 124 on --timeout; 125 when the step
 could not be planned or started; 2 usage error.`;

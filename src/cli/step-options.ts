@@ -35,8 +35,7 @@ export const STEP_OPTIONS_HELP = `  --context KEY=VALUE   a context entry (untru
   --allow NAME          inherit only the essentials and these names; repeatable
   --block NAME          never inherit NAME; repeatable
   --exec-limit BYTES    plan against this exec limit (e.g. 262144, 256K, 2M) instead of the probed one
-  --log-level LEVEL     pino level for notices on stderr (default: EXACTSPAWN_LOG_LEVEL, else error)
-  -h, --help`;
+  --log-level LEVEL     pino level for notices on stderr (default: EXACTSPAWN_LOG_LEVEL, else error)`;
 
 /** What the parsed shared options ask for. */
 export interface StepRequest {
