@@ -6,7 +6,7 @@
 import { parseArgs } from "node:util";
 import { explainReport, explainTable } from "./explain-view.js";
 import { STEP_OPTIONS, STEP_OPTIONS_HELP, stepRequest } from "./step-options.js";
-import { planStep } from "./step-plan.js";
+import { planStep, runtimeFor } from "./step-plan.js";
 
 export const EXPLAIN_HELP = `Usage: exactspawn explain [options] [--json] [-- COMMAND]
 
@@ -36,9 +36,10 @@ export function runExplain(argv: string[]): number {
     return 0;
   }
   const request = stepRequest(values, positionals, "true");
+  const runtime = runtimeFor(request);
   let report: ReturnType<typeof explainReport>;
   try {
-    report = explainReport(planStep(request).plan, request.command, request.limitsSource);
+    report = explainReport(planStep(runtime, request), request.command, request.limitsSource);
   } catch (error) {
     const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
     process.stderr.write(`exactspawn explain: ${message}\n`);

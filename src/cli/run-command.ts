@@ -7,11 +7,10 @@
 import { constants } from "node:os";
 import { parseArgs } from "node:util";
 import { probeLimits } from "../limits.js";
-import { createRuntime } from "../runtime.js";
 import type { BashStepResult } from "../spawn/bash-step.js";
 import { explainReport, explainTable } from "./explain-view.js";
 import { STEP_OPTIONS, STEP_OPTIONS_HELP, stepRequest } from "./step-options.js";
-import { stepOptions } from "./step-plan.js";
+import { planStep, runtimeFor, stepOptions } from "./step-plan.js";
 import { UsageError } from "./usage-error.js";
 
 export const RUN_HELP = `Usage: exactspawn run [options] [--timeout S] [--verbose] -- COMMAND
@@ -73,6 +72,7 @@ export async function runRun(argv: string[]): Promise<number> {
   if (request.limitsSource === "option" && request.limits.execLimit > probeLimits().execLimit) {
     throw new UsageError("--exec-limit is above this machine's exec limit");
   }
+  const runtime = runtimeFor(request);
   const fail = (error: unknown): number => {
     const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
     process.stderr.write(`exactspawn run: ${message}\n`);
@@ -88,10 +88,9 @@ export async function runRun(argv: string[]): Promise<number> {
   for (const signal of FORWARDED) process.on(signal, onSignal);
   let result: BashStepResult;
   try {
-    const runtime = createRuntime(request.runtime);
     const options = stepOptions(request);
     if (values.verbose) {
-      const plan = runtime.planBash(request.command, options);
+      const plan = planStep(runtime, request);
       const report = explainReport(plan, request.command, request.limitsSource);
       process.stderr.write(`${explainTable(report, process.stderr)}\n`);
     }

@@ -2,6 +2,26 @@
 import { createRuntime, type Runtime } from "../runtime.js";
 import type { BashStepOptions, BashStepPlan } from "../spawn/bash-step.js";
 import type { StepRequest } from "./step-options.js";
+import { UsageError } from "./usage-error.js";
+
+/**
+ * The runtime a request describes. Its options all come from the command
+ * line (lists, the env file), so a refusal is a usage error; createRuntime's
+ * messages name options and variables, never values.
+ */
+export function runtimeFor(request: StepRequest): Runtime {
+  try {
+    return createRuntime(request.runtime);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    // "allow[0] must …" → "--allow #1 must …": name the option as typed.
+    throw new UsageError(
+      message.replace(/^(allow|block)\[(\d+)\]/, (_m, list: string, index: string) => {
+        return `--${list} #${Number(index) + 1}`;
+      }),
+    );
+  }
+}
 
 /** The bash-step options for a request (context, values, limits). */
 export function stepOptions(request: StepRequest): BashStepOptions {
@@ -12,9 +32,8 @@ export function stepOptions(request: StepRequest): BashStepOptions {
   };
 }
 
-/** A runtime for the request, and its plan. Throws what createRuntime and planBash throw. */
-export function planStep(request: StepRequest): { runtime: Runtime; plan: BashStepPlan } {
-  const runtime = createRuntime(request.runtime);
+/** The request's plan on `runtime`. Throws what planBash throws. */
+export function planStep(runtime: Runtime, request: StepRequest): BashStepPlan {
   const plan = runtime.planBash(request.command, stepOptions(request));
   request.log.debug(
     {
@@ -26,5 +45,5 @@ export function planStep(request: StepRequest): { runtime: Runtime; plan: BashSt
     },
     "exactspawn: planned a bash step",
   );
-  return { runtime, plan };
+  return plan;
 }

@@ -160,6 +160,7 @@ describe("exactspawn explain", () => {
       ["--parent-env", "/nonexistent/env"],
       ["--exec-limit", "lots"],
       ["--log-level", "loud"],
+      ["--allow", `A=${MARKER}`],
     ]) {
       const run = cli(["explain", ...args]);
       expect(run.status, args.join(" ")).toBe(2);
