@@ -1,19 +1,29 @@
 #!/usr/bin/env node
 /** The `exactspawn` command: dispatches to one module per subcommand. */
+import { BENCH_HELP, runBench } from "./cli/bench-command.js";
+import { EXPLAIN_HELP, runExplain } from "./cli/explain-command.js";
 import { LIMITS_HELP, runLimits } from "./cli/limits-command.js";
+import { RUN_HELP, runRun } from "./cli/run-command.js";
+import { isUsageError } from "./cli/usage-error.js";
 
 const HELP = `Usage: exactspawn <command> [options]
 
 Commands:
   limits     the kernel's exec limits here and the env budget derived from them
+  explain    what a bash step's child would get: every variable's fate, origin and size
+  run        run a command as a bash step with that context and those values
+  bench      run the side-by-side benchmarks and print a combined ratio table
 
-Run "exactspawn <command> --help" for a command's options.`;
+Run "exactspawn <command> --help" for a command's options. Docs: docs/cli.md`;
 
 const commands: Record<
   string,
   { run: (argv: string[]) => number | Promise<number>; help: string }
 > = {
   limits: { run: runLimits, help: LIMITS_HELP },
+  explain: { run: runExplain, help: EXPLAIN_HELP },
+  run: { run: runRun, help: RUN_HELP },
+  bench: { run: runBench, help: BENCH_HELP },
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -32,7 +42,7 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
     process.stderr.write(`exactspawn ${name}: ${message}\n`);
-    return 2;
+    return isUsageError(error) ? 2 : 1;
   }
 }
 

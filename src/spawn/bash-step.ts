@@ -23,6 +23,7 @@ import { execFits, type Limits, probeLimits } from "../limits.js";
 import { bashArgvSizer, bashInvocation, composeScript, scriptNeedsFile } from "./bash-script.js";
 import { renderPreamble } from "./preamble.js";
 import { spawn } from "./spawn.js";
+import type { SpawnOptions } from "./spawn-options.js";
 import {
   type ScriptFile,
   type SpillFiles,
@@ -70,6 +71,8 @@ export interface BashStepOptions {
   readonly signal?: AbortSignal;
   /** Written to the step's stdin (otherwise stdin is /dev/null). */
   readonly input?: string | Buffer;
+  /** The step's stdio, as spawn's `stdio` (e.g. "inherit" to stream). Default: stdout and stderr captured. */
+  readonly stdio?: SpawnOptions["stdio"];
   /** Reject on a non-zero exit, a signal, a timeout or an abort. Default true. */
   readonly reject?: boolean;
   /** The step's name, for notices. */
@@ -288,6 +291,7 @@ export async function runBashStep(
       ...(options.killSignal === undefined ? {} : { killSignal: options.killSignal }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       ...(options.input === undefined ? {} : { input: options.input }),
+      ...(options.stdio === undefined ? {} : { stdio: options.stdio }),
       processGroup: true,
       reject: options.reject ?? true,
     });

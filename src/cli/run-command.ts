@@ -1,0 +1,128 @@
+/**
+ * `exactspawn run -- COMMAND`: runs COMMAND as a bash step with the given
+ * context, step values and parent environment. The step's stdout and stderr
+ * stream straight to ours (inherited fds, nothing buffered); its exit status
+ * becomes ours (a signal n becomes 128 + n).
+ */
+import { constants } from "node:os";
+import { parseArgs } from "node:util";
+import { probeLimits } from "../limits.js";
+import type { BashStepResult } from "../spawn/bash-step.js";
+import { explainReport, explainTable } from "./explain-view.js";
+import { STEP_OPTIONS, STEP_OPTIONS_HELP, stepRequest } from "./step-options.js";
+import { planStep, runtimeFor, stepOptions } from "./step-plan.js";
+import { UsageError } from "./usage-error.js";
+
+export const RUN_HELP = `Usage: exactspawn run [options] [--timeout S] [--verbose] -- COMMAND
+
+Runs COMMAND (its words joined by spaces into one bash script) as a bash step: the parent
+environment through the allow and block lists, the context, the step values (spilled to private
+files when they do not fit), the budget checked exactly, then bash. The step's stdout and stderr
+go straight to this terminal; its stdin is this process's stdin unless that is a terminal
+(then /dev/null: the step runs in its own process group).
+
+Options:
+${STEP_OPTIONS_HELP}
+  --timeout S           stop the step after S seconds (SIGTERM to its process group, then SIGKILL)
+  --verbose             print the plan (the explain table) to stderr first
+  -h, --help
+
+Exit status: the step's own; 128 + n when signal n ended it; 124 on --timeout; 125 when the step
+could not be planned or started; 2 usage error.`;
+
+/** Exit status for "exactspawn could not plan or start the step" (as env(1) uses it). */
+export const EXIT_CANNOT_RUN = 125;
+/** Exit status after --timeout (as timeout(1) uses it). */
+export const EXIT_TIMEOUT = 124;
+
+function timeoutMs(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const seconds = Number(text);
+  if (text.trim() === "" || !Number.isFinite(seconds) || seconds <= 0) {
+    throw new UsageError("--timeout expects a positive number of seconds");
+  }
+  return Math.round(seconds * 1000);
+}
+
+function signalExit(signal: string | null): number {
+  const number = signal === null ? undefined : constants.signals[signal as NodeJS.Signals];
+  return 128 + (number ?? 0);
+}
+
+const FORWARDED = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
+export async function runRun(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: {
+      ...STEP_OPTIONS,
+      timeout: { type: "string" },
+      verbose: { type: "boolean" },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(`${RUN_HELP}\n`);
+    return 0;
+  }
+  const request = stepRequest(values, positionals, undefined);
+  if (request.command.trim() === "") throw new UsageError("the COMMAND is empty");
+  const timeout = timeoutMs(values.timeout);
+  if (request.limitsSource === "option" && request.limits.execLimit > probeLimits().execLimit) {
+    throw new UsageError("--exec-limit is above this machine's exec limit");
+  }
+  const runtime = runtimeFor(request);
+  const fail = (error: unknown): number => {
+    const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    process.stderr.write(`exactspawn run: ${message}\n`);
+    return EXIT_CANNOT_RUN;
+  };
+
+  const controller = new AbortController();
+  let received: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    received ??= signal;
+    controller.abort();
+  };
+  for (const signal of FORWARDED) process.on(signal, onSignal);
+  let result: BashStepResult;
+  try {
+    const options = stepOptions(request);
+    if (values.verbose) {
+      const plan = planStep(runtime, request);
+      const report = explainReport(plan, request.command, request.limitsSource);
+      process.stderr.write(`${explainTable(report, process.stderr)}\n`);
+    }
+    result = await runtime.bash(request.command, {
+      ...options,
+      stdio: [process.stdin.isTTY ? "ignore" : "inherit", "inherit", "inherit"],
+      reject: false,
+      signal: controller.signal,
+      ...(timeout === undefined ? {} : { timeout }),
+    });
+  } catch (error) {
+    return fail(error);
+  } finally {
+    for (const signal of FORWARDED) process.off(signal, onSignal);
+  }
+  request.log.info(
+    {
+      exitCode: result.exitCode,
+      signal: result.signal,
+      durationMs: Math.round(result.durationMs),
+      spilled: result.spilled.length,
+      dropped: result.dropped.length,
+      skipped: result.skipped.length,
+      native: result.native,
+    },
+    "exactspawn: step finished",
+  );
+  if (result.failure === "timeout") {
+    process.stderr.write(`exactspawn run: the step timed out after ${values.timeout} s\n`);
+    return EXIT_TIMEOUT;
+  }
+  if (received !== undefined) return 128 + (constants.signals[received] ?? 0);
+  if (result.exitCode !== null) return result.exitCode;
+  return signalExit(result.signal);
+}

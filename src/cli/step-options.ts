@@ -1,0 +1,144 @@
+/**
+ * The options `explain` and `run` share: how the command line becomes a
+ * runtime (parent environment, allow/block lists) and a bash step (context,
+ * step values, limits). Nothing here echoes a value: errors name an option,
+ * a key or a file.
+ */
+import type { ParseArgsConfig } from "node:util";
+import { type Limits, MAX_ARG_STRLEN, probeLimits } from "../limits.js";
+import type { Logger } from "../log.js";
+import type { RuntimeOptions } from "../runtime.js";
+import { readEnvFile } from "./env-file.js";
+import { applyLogLevel } from "./log-level.js";
+import { readUtf8File } from "./read-text.js";
+import { UsageError } from "./usage-error.js";
+
+export const STEP_OPTIONS = {
+  context: { type: "string", multiple: true },
+  var: { type: "string", multiple: true },
+  "env-file": { type: "string" },
+  "parent-env": { type: "string" },
+  allow: { type: "string", multiple: true },
+  block: { type: "string", multiple: true },
+  "exec-limit": { type: "string" },
+  "log-level": { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const satisfies NonNullable<ParseArgsConfig["options"]>;
+
+export const STEP_OPTIONS_HELP = `  --context KEY=VALUE   a context entry (untrusted: name rules and the denylist apply); repeatable
+  --var NAME=VALUE      a step value: RECIPE_VAR_NAME and its upper-case alias; repeatable
+  --var NAME=@FILE      the same, the value read from FILE (UTF-8); "@@" starts a literal "@"
+  --env-file FILE       use FILE (NAME=value lines) as the parent environment instead of this
+                        process's environment
+  --parent-env FILE     the same as --env-file, under a name node never intercepts (node
+                        itself exits 9 when a script argument --env-file names a missing file)
+  --allow NAME          inherit only the essentials and these names; repeatable
+  --block NAME          never inherit NAME; repeatable
+  --exec-limit BYTES    plan against this exec limit (e.g. 262144, 256K, 2M) instead of the probed one
+  --log-level LEVEL     pino level for notices on stderr (default: EXACTSPAWN_LOG_LEVEL, else error)`;
+
+/** What the parsed shared options ask for. */
+export interface StepRequest {
+  readonly runtime: RuntimeOptions;
+  readonly context: Map<string, string> | undefined;
+  readonly values: Map<string, string>;
+  readonly limits: Pick<Limits, "execLimit" | "maxArgStrlen">;
+  /** "option" when --exec-limit set it, else where probeLimits got it. */
+  readonly limitsSource: "option" | Limits["source"];
+  readonly command: string;
+  readonly log: Logger;
+}
+
+type SharedValues = {
+  context?: string[];
+  var?: string[];
+  "env-file"?: string;
+  "parent-env"?: string;
+  allow?: string[];
+  block?: string[];
+  "exec-limit"?: string;
+  "log-level"?: string;
+};
+
+function splitPair(text: string, option: string, what: string): [string, string] {
+  const at = text.indexOf("=");
+  if (at <= 0) throw new UsageError(`${option} expects ${what}=VALUE`);
+  return [text.slice(0, at), text.slice(at + 1)];
+}
+
+function varValue(name: string, raw: string): string {
+  if (raw.startsWith("@@")) return raw.slice(1);
+  if (raw.startsWith("@")) {
+    const path = raw.slice(1);
+    if (path === "") throw new UsageError(`--var ${name}: "@" needs a file name`);
+    return readUtf8File(path, `--var ${name}`);
+  }
+  return raw;
+}
+
+/** "262144", "256K", "2M" (binary units). */
+export function parseByteSize(text: string, option: string): number {
+  const match = /^(\d+)([KkMm]?)$/.exec(text);
+  if (match === null)
+    throw new UsageError(`${option} expects a byte count such as 262144, 256K, 2M`);
+  const unit = match[2]?.toUpperCase() === "M" ? 1024 * 1024 : match[2] === "" ? 1 : 1024;
+  const bytes = Number(match[1]) * unit;
+  if (!Number.isSafeInteger(bytes) || bytes < 1) throw new UsageError(`${option} is out of range`);
+  return bytes;
+}
+
+function limitsFor(text: string | undefined): Pick<StepRequest, "limits" | "limitsSource"> {
+  const probed = probeLimits();
+  if (text === undefined) {
+    return {
+      limits: { execLimit: probed.execLimit, maxArgStrlen: probed.maxArgStrlen },
+      limitsSource: probed.source,
+    };
+  }
+  const execLimit = parseByteSize(text, "--exec-limit");
+  return {
+    limits: { execLimit, maxArgStrlen: Math.min(MAX_ARG_STRLEN, execLimit) },
+    limitsSource: "option",
+  };
+}
+
+/** Turns the shared options and the COMMAND words into a step request. Throws UsageError. */
+export function stepRequest(
+  values: SharedValues,
+  positionals: readonly string[],
+  defaultCommand: string | undefined,
+): StepRequest {
+  const log = applyLogLevel(values["log-level"]);
+  // Maps, not records: a key such as "__proto__" is just a key.
+  let context: Map<string, string> | undefined;
+  for (const entry of values.context ?? []) {
+    const [key, value] = splitPair(entry, "--context", "KEY");
+    context ??= new Map();
+    context.set(key, value);
+  }
+  const stepValues = new Map<string, string>();
+  for (const entry of values.var ?? []) {
+    const [name, raw] = splitPair(entry, "--var", "NAME");
+    stepValues.set(name, varValue(name, raw));
+  }
+  if (values["env-file"] !== undefined && values["parent-env"] !== undefined) {
+    throw new UsageError("give --env-file or --parent-env, not both");
+  }
+  const envFile = values["env-file"] ?? values["parent-env"];
+  const runtime: RuntimeOptions = {
+    logger: log,
+    ...(envFile === undefined ? {} : { parentEnv: readEnvFile(envFile) }),
+    ...(values.allow === undefined ? {} : { allow: values.allow }),
+    ...(values.block === undefined ? {} : { block: values.block }),
+  };
+  const command = positionals.length > 0 ? positionals.join(" ") : defaultCommand;
+  if (command === undefined) throw new UsageError("a COMMAND is required after --");
+  return {
+    runtime,
+    context,
+    values: stepValues,
+    ...limitsFor(values["exec-limit"]),
+    command,
+    log,
+  };
+}

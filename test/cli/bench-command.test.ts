@@ -1,0 +1,55 @@
+/**
+ * `exactspawn bench`: discovery (*.bench.mjs, then run.mjs), a progress line
+ * per benchmark, each one's output, the combined table, and the exit status.
+ * Stand-in benchmarks keep this fast; the real ones are only listed.
+ */
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { benchRows } from "../../src/cli/bench-results.js";
+import { PACKAGE_ROOT } from "../../src/native.js";
+import { cli } from "../helpers/run-cli.js";
+
+const FIXTURES = join(PACKAGE_ROOT, "test/fixtures/cli/bench");
+
+describe("exactspawn bench", () => {
+  it("lists the package's benchmarks", () => {
+    const run = cli(["bench", "--list"]);
+    expect(run.status).toBe(0);
+    const files = run.stdout.trim().split("\n");
+    expect(files).toContain("bench/env-build.bench.mjs");
+    expect(files).toContain("bench/spill-plan.bench.mjs");
+  });
+
+  it("runs each benchmark with progress and ends with the combined table", () => {
+    const run = cli(["bench", "--dir", FIXTURES, "--quick"]);
+    expect(run.status).toBe(1); // the stand-in run.mjs exits 3
+    expect(run.stderr).toMatch(/\[1\/3\] .*anchor\.bench\.mjs done/);
+    expect(run.stderr).toMatch(/\[2\/3\] .*median\.bench\.mjs done/);
+    expect(run.stderr).toMatch(/\[3\/3\] .*run\.mjs FAILED \(exit 3\)/);
+    expect(run.stdout).toContain("args=--quick");
+    const combined = run.stdout.slice(run.stdout.indexOf("== combined"));
+    expect(combined).toMatch(
+      /sequential \/bin\/true, stdio ignored: ours\/c\s+0\.95x\s+>= 0\.85x\s+met/,
+    );
+    expect(combined).toMatch(/ours\/child_process\s+3\.33x/);
+    expect(combined).toMatch(/ratio: of one spawn\s+1\.50%\s+≤ 5%\s+OK/);
+    expect(combined).toMatch(/planSpill, 1000 vars\s+0\.178 ms/);
+    expect(combined).toMatch(/run\.mjs\s+ours\/execa\s+2\.60x\s+>= 2\.5x\s+met/);
+  });
+
+  it("fails with one line when there is nothing to run, and answers --help", () => {
+    const none = cli(["bench", "--dir", join(FIXTURES, "missing")]);
+    expect(none.status).toBe(1);
+    expect(none.stderr.trim().split("\n")).toHaveLength(1);
+    expect(cli(["bench", "--help"]).stdout).toMatch(/^Usage: exactspawn bench/);
+    expect(cli(["bench", "--bogus"]).status).toBe(2);
+    expect(cli(["bench", "extra"]).status).toBe(2);
+  });
+
+  it("recognises the three output shapes and ignores the rest", () => {
+    expect(benchRows("b", "node v20\n  ours 1/s\nnothing here\n")).toEqual([]);
+    expect(benchRows("b", "ratio: 2.00% of one spawn (goal ≤ 5%) OK")).toEqual([
+      { bench: "b", measure: "ratio: of one spawn", value: "2.00%", goal: "≤ 5%", verdict: "OK" },
+    ]);
+  });
+});

@@ -1,0 +1,148 @@
+/**
+ * `exactspawn run` as a user would: the step's output and exit status pass
+ * through, a 1 MiB @file value arrives intact, --verbose shows the plan
+ * without a value, usage errors exit 2 with one line.
+ */
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { PACKAGE_ROOT } from "../../src/native.js";
+import { cli, scratch } from "../helpers/run-cli.js";
+
+const ENV_FILE = join(PACKAGE_ROOT, "test/fixtures/cli/parent.env");
+const MARKER = "sentinel-b41d";
+const tmp = scratch();
+afterAll(() => tmp.remove());
+
+describe("exactspawn run", () => {
+  it("passes the step's stdout, stderr and exit status through", () => {
+    const ok = cli(["run", "--", "echo out; echo err >&2"]);
+    expect(ok.status).toBe(0);
+    expect(ok.stdout).toBe("out\n");
+    expect(ok.stderr).toBe("err\n");
+    expect(cli(["run", "--", "exit 7"]).status).toBe(7);
+    expect(cli(["run", "--", "exit", "3"]).status).toBe(3); // words joined into one script
+  });
+
+  it("streams the step's output as it is written, not after the step ends", async () => {
+    const child = spawn(process.execPath, ["dist/cli.js", "run", "--", "echo first; sleep 20"], {
+      cwd: PACKAGE_ROOT,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const started = Date.now();
+    const first = await new Promise<string>((resolve) => {
+      child.stdout.once("data", (chunk: Buffer) => resolve(chunk.toString()));
+    });
+    const exited = new Promise<number | null>((resolve) =>
+      child.on("exit", (code) => resolve(code)),
+    );
+    expect(first).toBe("first\n");
+    expect(Date.now() - started).toBeLessThan(15_000);
+    child.kill("SIGTERM"); // forwarded: the step's group is stopped, and we exit 128 + 15
+    expect(await exited).toBe(143);
+  });
+
+  it("turns a signal into 128 + n, and --timeout into 124", () => {
+    expect(cli(["run", "--", "kill -KILL $$"]).status).toBe(137);
+    expect(cli(["run", "--", "kill -TERM $$"]).status).toBe(143);
+    const slow = cli(["run", "--timeout", "0.3", "--", "sleep 30"]);
+    expect(slow.status).toBe(124);
+    expect(slow.stderr).toMatch(/timed out/);
+  });
+
+  it("passes a 1 MiB --var @file value intact (spilled, sha256 inside = outside)", () => {
+    const value = `${MARKER}${"0123456789abcdef".repeat(65_536)}`.slice(0, 1 << 20);
+    const file = tmp.write("big.txt", value);
+    const outside = createHash("sha256").update(value).digest("hex");
+    const run = cli([
+      "run",
+      "--var",
+      `report=@${file}`,
+      "--",
+      'printf %s "$REPORT" | sha256sum; printf %s "$RECIPE_VAR_report" | wc -c',
+    ]);
+    expect(run.stderr).toBe("");
+    expect(run.status).toBe(0);
+    const [sum, bytes] = run.stdout.trim().split("\n");
+    expect(sum).toBe(`${outside}  -`);
+    expect(Number(bytes)).toBe(1 << 20);
+  });
+
+  it("uses --env-file as the parent environment and --context/--var as layers", () => {
+    const run = cli([
+      "run",
+      "--env-file",
+      ENV_FILE,
+      "--block",
+      "SERVICE_TOKEN",
+      "--context",
+      "ticket=T-1",
+      "--var",
+      "count=3",
+      "--",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a bash parameter expansion
+      'printf "%s|%s|%s|%s|%s\\n" "$HOME" "$TICKET" "$COUNT" "${SERVICE_TOKEN-unset}" "$EDITOR"',
+    ]);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toBe("/home/fixture|T-1|3|unset|vim -n\n");
+  });
+
+  it("prints the plan to stderr with --verbose, never a value", () => {
+    const quiet = cli([
+      "run",
+      "--verbose",
+      "--log-level",
+      "debug",
+      "--var",
+      `secret=${MARKER}`,
+      "--context",
+      `note=${MARKER}`,
+      "--",
+      "true",
+    ]);
+    expect(quiet.status).toBe(0);
+    expect(quiet.stderr).toMatch(/RECIPE_VAR_secret\s+inline\s+step/);
+    expect(quiet.stderr).toMatch(/budget\s+\[/);
+    expect(quiet.stderr + quiet.stdout).not.toContain(MARKER);
+    // Only the step's own output can carry it.
+    const echo = cli(["run", "--verbose", "--var", `secret=${MARKER}`, "--", 'echo "$SECRET"']);
+    expect(echo.stdout).toBe(`${MARKER}\n`);
+    expect(echo.stderr).not.toContain(MARKER);
+  });
+
+  it("reads stdin when it is not a terminal", () => {
+    expect(cli(["run", "--", "tr a-z A-Z"], { input: "piped\n" }).stdout).toBe("PIPED\n");
+  });
+
+  it("exits 125 with one line when the step cannot be planned", () => {
+    const tight = tmp.write(
+      "tight.env",
+      `PATH=/usr/bin:/bin:${"/x".repeat(400)}\nEXACTSPAWN_BASH=/bin/bash\n`,
+    );
+    const run = cli(["run", "--env-file", tight, "--exec-limit", "512", "--", "true"]);
+    expect(run.status).toBe(125);
+    expect(run.stderr.trim().split("\n")).toHaveLength(1);
+    const missing = tmp.write("nobash.env", "PATH=/nonexistent\n");
+    expect(cli(["run", "--env-file", missing, "--", "true"]).status).toBe(125);
+  });
+
+  it("answers --help and exits 2 with one line for usage errors", () => {
+    const help = cli(["run", "--help"]);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: exactspawn run/);
+    for (const args of [
+      [],
+      ["--"],
+      ["--bogus", "--", "true"],
+      ["--timeout", "soon", "--", "true"],
+      ["--var", MARKER, "--", "true"],
+      ["--exec-limit", "64M", "--", "true"],
+    ]) {
+      const run = cli(["run", ...args]);
+      expect(run.status, args.join(" ")).toBe(2);
+      expect(run.stderr.trim().split("\n")).toHaveLength(1);
+      expect(run.stderr).not.toContain(MARKER);
+    }
+  });
+});

@@ -1,0 +1,99 @@
+/**
+ * README.md's examples, executed so they cannot drift. Every fenced block
+ * tagged `sh` runs line by line in bash from the package root; every block
+ * tagged `js` runs with `node --input-type=module` from the package root, so
+ * `import … from "exactspawn"` resolves to this package (self-reference).
+ * In a js block, a `// => text` comment is the exact line the statement
+ * before it prints; in a sh block each command must exit 0.
+ *
+ * Two commands of the quick start are not re-run here: `npm ci` (the suite
+ * runs on the installed tree) and `npm test` (it would run this suite again).
+ */
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { PACKAGE_ROOT } from "../src/native.js";
+
+interface Block {
+  readonly lang: string;
+  readonly code: string;
+  readonly line: number;
+}
+
+function fencedBlocks(markdown: string): Block[] {
+  const blocks: Block[] = [];
+  const lines = markdown.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^```(\w+)\s*$/.exec(lines[i]!);
+    if (open === null) continue;
+    const start = i + 1;
+    while (i + 1 < lines.length && lines[i + 1] !== "```") i++;
+    blocks.push({ lang: open[1]!, code: lines.slice(start, i + 1).join("\n"), line: start });
+    i++;
+  }
+  return blocks;
+}
+
+const README = readFileSync(join(PACKAGE_ROOT, "README.md"), "utf8");
+const blocks = fencedBlocks(README);
+const shBlocks = blocks.filter((b) => b.lang === "sh");
+const jsBlocks = blocks.filter((b) => b.lang === "js");
+
+/** The quick-start line without the install step, or undefined for a line not re-run here. */
+function runnable(command: string): string | undefined {
+  if (command.trim() === "" || command.trim() === "npm test") return undefined;
+  return command.replace(/^npm ci && /, "");
+}
+
+describe("README.md", () => {
+  it("has the quick start and examples to run", () => {
+    expect(shBlocks.length).toBeGreaterThan(0);
+    expect(jsBlocks.length).toBeGreaterThan(1);
+    expect(README).toContain("## The exact kernel model");
+    expect(shBlocks[0]!.code).toMatch(/^npm ci && npx exactspawn explain .*npx exactspawn run /m);
+    expect(shBlocks[0]!.code).toMatch(/^npm test$/m);
+  });
+
+  for (const block of shBlocks) {
+    for (const command of block.code.split("\n").map(runnable)) {
+      if (command === undefined) continue;
+      it(`sh (line ${block.line}): ${command.slice(0, 60)}`, () => {
+        const run = spawnSync("bash", ["-c", command], {
+          cwd: PACKAGE_ROOT,
+          encoding: "utf8",
+          env: { ...process.env, NO_COLOR: "1" },
+        });
+        expect(run.stderr).toBe("");
+        expect(run.status).toBe(0);
+        if (command.includes("report=@package-lock.json")) {
+          // explain shows the spill; run prints the file's own SHA-256.
+          expect(run.stdout).toMatch(/RECIPE_VAR_report\s+\w+\s+step/);
+          expect(run.stdout).toMatch(/spilled/);
+          const lock = readFileSync(join(PACKAGE_ROOT, "package-lock.json"));
+          const sum = createHash("sha256").update(lock).digest("hex");
+          expect(run.stdout.trimEnd().endsWith(`${sum}  -`)).toBe(true);
+        }
+      });
+    }
+  }
+
+  for (const block of jsBlocks) {
+    it(`js (line ${block.line}) prints what its // => comments say`, () => {
+      const expected = block.code
+        .split("\n")
+        .filter((line) => line.startsWith("// => "))
+        .map((line) => line.slice("// => ".length));
+      const run = spawnSync(process.execPath, ["--input-type=module"], {
+        cwd: PACKAGE_ROOT,
+        encoding: "utf8",
+        input: block.code,
+      });
+      expect(run.stderr).toBe("");
+      expect(run.status).toBe(0);
+      expect(expected.length).toBeGreaterThan(0);
+      expect(run.stdout.trimEnd().split("\n")).toEqual(expected);
+    });
+  }
+});
