@@ -22,3 +22,7 @@ if (binding.sourceStamp !== expected) {
   process.exit(1);
 }
 console.log(`prebuild ok: ${process.platform}-${process.arch}, stamp ${expected}`);
+
+// prebuildify leaves no build/Release behind; rebuild it so the working tree keeps its addon.
+delete process.env.PREBUILDS_ONLY;
+run("npx", ["node-gyp", "rebuild"]);
