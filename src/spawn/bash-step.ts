@@ -16,10 +16,12 @@ import { Buffer } from "node:buffer";
 import { tmpdir as osTmpdir } from "node:os";
 import { type BoundedEnv, boundedEnv } from "../env/bounded-env.js";
 import type { LayeredEnv } from "../env/layers.js";
+import type { StepWithRetiredFields } from "../env/retired-fields.js";
 import { planSpill, type SpillPlan } from "../env/spill-plan.js";
 import { type StepValueSkip, type StepValues, stepValueEnv } from "../env/step-values.js";
 import { InvalidEnvError, type SizedName } from "../errors.js";
 import { execFits, type Limits, probeLimits } from "../limits.js";
+import type { Logger } from "../log.js";
 import { bashArgvSizer, bashInvocation, composeScript, scriptNeedsFile } from "./bash-script.js";
 import { renderPreamble } from "./preamble.js";
 import { spawn } from "./spawn.js";
@@ -50,7 +52,14 @@ export interface BashStepHost {
   }) => LayeredEnv;
   readonly protected: { readonly names: readonly string[]; readonly prefixes: readonly string[] };
   readonly tmpdir: () => string | undefined;
+  /** The runtime's logger for step notices (drops, trims); undefined: the library logger. */
+  readonly logger?: Logger | undefined;
+  /** Warns once per step name about retired fields (the runtime keeps one per instance). */
+  readonly retiredFields?: ((step: StepWithRetiredFields) => unknown) | undefined;
 }
+
+/** The step name retired-field notices use when a step has none. */
+export const UNNAMED_STEP = "(unnamed step)";
 
 export interface BashStepOptions {
   /** Untrusted context, exported through the runtime's context policy. */
@@ -74,6 +83,11 @@ export interface BashStepOptions {
   readonly reject?: boolean;
   /** The step's name, for notices. */
   readonly step?: string;
+  /**
+   * Retired (the seeds' `max_env_value_bytes`): accepted and ignored, with
+   * one warning per step name. Oversized values are spilled, never truncated.
+   */
+  readonly maxEnvValueBytes?: unknown;
   /** Limits to plan against. Default probeLimits(). */
   readonly limits?: Pick<Limits, "execLimit" | "maxArgStrlen">;
 }
@@ -199,6 +213,12 @@ export function planBashStep(
   options: BashStepOptions = {},
 ): BashStepPlan {
   validateCommand(command);
+  if (options.maxEnvValueBytes !== undefined) {
+    host.retiredFields?.({
+      name: options.step ?? UNNAMED_STEP,
+      maxEnvValueBytes: options.maxEnvValueBytes,
+    });
+  }
   const limits = options.limits ?? probeLimits();
   const interpreter = host.interpreter();
   // Aliases are checked against the denylist by the layering, like every step-value name.
@@ -217,6 +237,7 @@ export function planBashStep(
     file: interpreter,
     argvBytes: sizer,
     limits,
+    ...(host.logger === undefined ? {} : { log: host.logger }),
   });
   const inheritedNames = new Set<string>();
   for (const [name, layer] of layered.origin) if (layer === "inherited") inheritedNames.add(name);
@@ -227,6 +248,7 @@ export function planBashStep(
     file: interpreter,
     argv: spill.argv,
     limits,
+    ...(host.logger === undefined ? {} : { log: host.logger }),
   });
   // The sizer's argv is [bash, ...BASH_OPTIONS, "-c", script] inline, [bash, ...BASH_OPTIONS, file] otherwise.
   const scriptMode = spill.argv.argc === BASH_OPTIONS.length + 3 ? "inline" : "file";
