@@ -15,7 +15,7 @@
 import { Buffer } from "node:buffer";
 import { tmpdir as osTmpdir } from "node:os";
 import { type BoundedEnv, boundedEnv } from "../env/bounded-env.js";
-import type { LayeredEnv } from "../env/layers.js";
+import type { LayeredEnv, LayerSkip } from "../env/layers.js";
 import type { StepWithRetiredFields } from "../env/retired-fields.js";
 import { planSpill, type SpillPlan } from "../env/spill-plan.js";
 import { type StepValueSkip, type StepValues, stepValueEnv } from "../env/step-values.js";
@@ -141,6 +141,15 @@ function validateCommand(command: unknown): asserts command is string {
   }
 }
 
+/**
+ * The name a layering skip is reported under: for a step value, the variable
+ * name the step would have had (`RECIPE_VAR_a-b`), not its upper-cased
+ * spelling; for a context key, the name it would have been exported as.
+ */
+function skippedName(skip: LayerSkip): string {
+  return skip.layer === "step" ? skip.key : skip.name;
+}
+
 function variableReports(
   layered: LayeredEnv,
   stepSkipped: readonly StepValueSkip[],
@@ -182,7 +191,7 @@ function variableReports(
   }
   for (const skip of layered.skipped) {
     reports.push({
-      name: skip.name,
+      name: skippedName(skip),
       fate: "skipped",
       origin: skip.layer,
       bytes: undefined,
@@ -325,7 +334,7 @@ export async function runBashStep(
         ...plan.bounded.dropped.map((d) => ({ ...d, reason: "trimmed" })),
       ],
       skipped: [
-        ...plan.layered.skipped.map((s) => ({ name: s.name, reason: s.reason })),
+        ...plan.layered.skipped.map((s) => ({ name: skippedName(s), reason: s.reason })),
         ...plan.stepSkipped.map((s) => ({ name: s.name, reason: s.reason })),
       ],
     };
