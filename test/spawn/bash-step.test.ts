@@ -98,6 +98,17 @@ describe("round trip under set -euo pipefail", () => {
     expect(envPairBytes("X", value)).toBeLessThanOrEqual(PER_VALUE_ENV_CAP);
   });
 
+  it("a value under `_` is never spilled (bash overwrites $_ after every command)", async () => {
+    const value = "u".repeat(200 * KIB);
+    const result = await runtime.bash(digestScript(["RECIPE_VAR__"]), {
+      values: { _: value },
+      tmpdir: root(),
+    });
+    expect(result.output).toBe(sha256(value));
+    expect(result.spilled.map((s) => s.name)).toEqual(["RECIPE_VAR__"]);
+    expect(result.dropped.map((d) => d.name)).toEqual(["_"]);
+  });
+
   it("20 values of 300 KiB each reach the script under both names", async () => {
     const tmp = root();
     const values: Record<string, string> = {};
