@@ -36,6 +36,7 @@ import {
   type ProtectedNames,
   validateNameList,
 } from "./env/names.js";
+import { retiredFieldWarner } from "./env/retired-fields.js";
 import { compareNames } from "./errors.js";
 import type { Logger } from "./log.js";
 import {
@@ -285,6 +286,8 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     protected: protectedNames,
     tmpdir: () => parentEnv.get("TMPDIR") || undefined,
     parentPath: () => parentEnv.get("PATH"),
+    logger: log,
+    retiredFields: retiredFieldWarner(log === undefined ? {} : { log }),
   };
 
   return Object.freeze({

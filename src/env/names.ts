@@ -28,7 +28,9 @@ export function isUpperIdentifier(name: string): boolean {
 /**
  * Bash variables a script cannot assign with `read` (read-only, special, or
  * changing the shell's own parsing), so a spilled value could not come back
- * under these names.
+ * under these names. `_` is beyond the seeds' list: bash sets `$_` to the
+ * last argument of every command it runs, so a value read into `_` by the
+ * preamble is gone before the step's command can see it (found by the fuzz).
  */
 export const UNSPILLABLE_NAMES: ReadonlySet<string> = new Set([
   "IFS",
@@ -55,6 +57,7 @@ export const UNSPILLABLE_NAMES: ReadonlySet<string> = new Set([
   "POSIXLY_CORRECT",
   "CDPATH",
   "GLOBIGNORE",
+  "_",
 ]);
 
 /** Prefixes of bash's own variables (BASHOPTS, BASHPID, BASH_*, COMP_*). */

@@ -15,11 +15,13 @@
 import { Buffer } from "node:buffer";
 import { tmpdir as osTmpdir } from "node:os";
 import { type BoundedEnv, boundedEnv } from "../env/bounded-env.js";
-import type { LayeredEnv } from "../env/layers.js";
+import type { LayeredEnv, LayerSkip } from "../env/layers.js";
+import type { StepWithRetiredFields } from "../env/retired-fields.js";
 import { planSpill, type SpillPlan } from "../env/spill-plan.js";
 import { type StepValueSkip, type StepValues, stepValueEnv } from "../env/step-values.js";
 import { InvalidEnvError, type SizedName } from "../errors.js";
 import { execFits, type Limits, probeLimits } from "../limits.js";
+import type { Logger } from "../log.js";
 import { bashArgvSizer, bashInvocation, composeScript, scriptNeedsFile } from "./bash-script.js";
 import { renderPreamble } from "./preamble.js";
 import { spawn } from "./spawn.js";
@@ -51,7 +53,14 @@ export interface BashStepHost {
   }) => LayeredEnv;
   readonly protected: { readonly names: readonly string[]; readonly prefixes: readonly string[] };
   readonly tmpdir: () => string | undefined;
+  /** The runtime's logger for step notices (drops, trims); undefined: the library logger. */
+  readonly logger?: Logger | undefined;
+  /** Warns once per step name about retired fields (the runtime keeps one per instance). */
+  readonly retiredFields?: ((step: StepWithRetiredFields) => unknown) | undefined;
 }
+
+/** The step name retired-field notices use when a step has none. */
+export const UNNAMED_STEP = "(unnamed step)";
 
 export interface BashStepOptions {
   /** Untrusted context, exported through the runtime's context policy. */
@@ -77,6 +86,11 @@ export interface BashStepOptions {
   readonly reject?: boolean;
   /** The step's name, for notices. */
   readonly step?: string;
+  /**
+   * Retired (the seeds' `max_env_value_bytes`): accepted and ignored, with
+   * one warning per step name. Oversized values are spilled, never truncated.
+   */
+  readonly maxEnvValueBytes?: unknown;
   /** Limits to plan against. Default probeLimits(). */
   readonly limits?: Pick<Limits, "execLimit" | "maxArgStrlen">;
 }
@@ -130,6 +144,15 @@ function validateCommand(command: unknown): asserts command is string {
   }
 }
 
+/**
+ * The name a layering skip is reported under: for a step value, the variable
+ * name the step would have had (`RECIPE_VAR_a-b`), not its upper-cased
+ * spelling; for a context key, the name it would have been exported as.
+ */
+function skippedName(skip: LayerSkip): string {
+  return skip.layer === "step" ? skip.key : skip.name;
+}
+
 function variableReports(
   layered: LayeredEnv,
   stepSkipped: readonly StepValueSkip[],
@@ -171,7 +194,7 @@ function variableReports(
   }
   for (const skip of layered.skipped) {
     reports.push({
-      name: skip.name,
+      name: skippedName(skip),
       fate: "skipped",
       origin: skip.layer,
       bytes: undefined,
@@ -202,6 +225,12 @@ export function planBashStep(
   options: BashStepOptions = {},
 ): BashStepPlan {
   validateCommand(command);
+  if (options.maxEnvValueBytes !== undefined) {
+    host.retiredFields?.({
+      name: options.step ?? UNNAMED_STEP,
+      maxEnvValueBytes: options.maxEnvValueBytes,
+    });
+  }
   const limits = options.limits ?? probeLimits();
   const interpreter = host.interpreter();
   // Aliases are checked against the denylist by the layering, like every step-value name.
@@ -220,6 +249,7 @@ export function planBashStep(
     file: interpreter,
     argvBytes: sizer,
     limits,
+    ...(host.logger === undefined ? {} : { log: host.logger }),
   });
   const inheritedNames = new Set<string>();
   for (const [name, layer] of layered.origin) if (layer === "inherited") inheritedNames.add(name);
@@ -230,6 +260,7 @@ export function planBashStep(
     file: interpreter,
     argv: spill.argv,
     limits,
+    ...(host.logger === undefined ? {} : { log: host.logger }),
   });
   // The sizer's argv is [bash, ...BASH_OPTIONS, "-c", script] inline, [bash, ...BASH_OPTIONS, file] otherwise.
   const scriptMode = spill.argv.argc === BASH_OPTIONS.length + 3 ? "inline" : "file";
@@ -307,7 +338,7 @@ export async function runBashStep(
         ...plan.bounded.dropped.map((d) => ({ ...d, reason: "trimmed" })),
       ],
       skipped: [
-        ...plan.layered.skipped.map((s) => ({ name: s.name, reason: s.reason })),
+        ...plan.layered.skipped.map((s) => ({ name: skippedName(s), reason: s.reason })),
         ...plan.stepSkipped.map((s) => ({ name: s.name, reason: s.reason })),
       ],
     };

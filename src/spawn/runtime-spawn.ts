@@ -14,6 +14,7 @@ import { boundedEnv } from "../env/bounded-env.js";
 import type { LayeredEnv } from "../env/layers.js";
 import { InvalidEnvError, type SizedName } from "../errors.js";
 import { type Limits, probeLimits } from "../limits.js";
+import type { Logger } from "../log.js";
 import { resolveFile } from "./resolve-file.js";
 import { spawn } from "./spawn.js";
 import type { SpawnOptions } from "./spawn-options.js";
@@ -27,6 +28,8 @@ export interface RuntimeSpawnHost {
     correlationId?: string;
   }) => LayeredEnv;
   readonly protected: { readonly names: readonly string[]; readonly prefixes: readonly string[] };
+  /** The runtime's logger for trim notices; undefined: the library logger. */
+  readonly logger?: Logger | undefined;
 }
 
 export interface RuntimeSpawnOptions extends Omit<SpawnOptions, "env" | "path"> {
@@ -79,6 +82,7 @@ export function runtimeSpawn(
     file: resolved,
     argv: [argv0, ...args],
     limits,
+    ...(host.logger === undefined ? {} : { log: host.logger }),
   });
   if (bounded.dropped.length > 0) onTrim?.(bounded.dropped);
   return spawn(resolved, args, { ...spawnOptions, argv0, env: bounded.env });

@@ -1,0 +1,98 @@
+// The cost of a bash step's environment policy, from one run, as medians:
+//   1. a step with one 200 KiB value (spilled under both names) against the
+//      same step with a small value: the extra cost of the spill (goal ≤ 1 ms);
+//   2. runtime.planBash with 1,000 step values (goal ≤ 1 ms);
+//   3. the policy overhead of runtime.bash('true') against a raw
+//      spawn(bash, ['-c', 'true']) in the same run (goal ≤ 10%), and the
+//      policy measured directly: planBash + spill write + cleanup.
+// Samples are interleaved so host load hits both sides alike.
+// Run: npx tsc -p tsconfig.build.json && node bench/bash-step.bench.mjs
+import { tmpdir } from "node:os";
+import { createRuntime, spawn, writeSpillFiles } from "../dist/index.js";
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 60);
+const PLAN_RUNS = 500;
+const KIB = 1024;
+
+const silent = {
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+  trace() {},
+  fatal() {},
+  child() {
+    return silent;
+  },
+  level: "silent",
+};
+const runtime = createRuntime({ logger: silent });
+const bash = runtime.interpreter();
+const small = { x: "y".repeat(64) };
+const large = { x: "y".repeat(200 * KIB) };
+
+function median(samples) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+async function time(fn) {
+  const start = process.hrtime.bigint();
+  await fn();
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+const fmt = (ms) => `${ms.toFixed(3)} ms`;
+
+// Warm up both engines and the JIT.
+for (let i = 0; i < 10; i++) {
+  await runtime.bash("true", { values: large });
+  await spawn(bash, ["-c", "true"]);
+}
+
+// 1 and 3: interleaved spawns.
+const samples = { small: [], large: [], step: [], raw: [] };
+for (let i = 0; i < RUNS; i++) {
+  samples.small.push(await time(() => runtime.bash("true", { values: small })));
+  samples.large.push(await time(() => runtime.bash("true", { values: large })));
+  samples.step.push(await time(() => runtime.bash("true")));
+  samples.raw.push(await time(() => spawn(bash, ["-c", "true"])));
+}
+
+// 2: planning 1,000 step values (2,000 variables with the aliases).
+const thousand = {};
+for (let i = 0; i < 1000; i++) thousand[`value_${i}`] = "v".repeat(20 + (i % 200));
+const planSamples = [];
+for (let i = 0; i < PLAN_RUNS; i++) {
+  planSamples.push(await time(() => runtime.planBash("true", { values: thousand })));
+}
+
+// 3b: the policy alone for the 200 KiB step: plan, write the spill files, remove them.
+const policySamples = [];
+for (let i = 0; i < RUNS * 4; i++) {
+  policySamples.push(
+    await time(async () => {
+      const plan = runtime.planBash("true", { values: large });
+      const files = await writeSpillFiles(plan.spill, plan.layered.env, { tmpdir: tmpdir() });
+      await files.remove();
+    }),
+  );
+}
+
+const m = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
+const plan = median(planSamples);
+const policy = median(policySamples);
+console.log(`runs ${RUNS}; bash ${bash}; node ${process.version}`);
+console.log(`step, small value            median ${fmt(m.small)}`);
+console.log(`step, 200 KiB value          median ${fmt(m.large)}`);
+console.log(`  extra cost of the 200 KiB value: ${fmt(m.large - m.small)} (goal <= 1 ms)`);
+console.log(`planBash, 1,000 step values  median ${fmt(plan)} (goal <= 1 ms)`);
+console.log(`runtime.bash('true')         median ${fmt(m.step)}`);
+console.log(`raw spawn(bash -c true)      median ${fmt(m.raw)}`);
+console.log(
+  `  policy overhead: ${fmt(m.step - m.raw)} = ${(((m.step - m.raw) / m.raw) * 100).toFixed(1)}% of the raw spawn (goal <= 10%)`,
+);
+console.log(
+  `policy alone (planBash + spill write + cleanup, 200 KiB value) median ${fmt(policy)} = ${((policy / m.raw) * 100).toFixed(1)}% of the raw spawn`,
+);
