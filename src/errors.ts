@@ -42,17 +42,34 @@ export class EnvBudgetError extends Error {
   readonly budget: number;
   readonly offenders: readonly SizedName[];
   readonly totalBytes: number;
-  constructor(offenders: readonly SizedName[], budget: number, totalBytes: number) {
+  /**
+   * "total": the variables together exceed the budget. "per-string": each
+   * listed variable alone is over the per-string limit (then `budget` is that
+   * limit and `totalBytes` the largest offender).
+   */
+  readonly kind: "total" | "per-string";
+  constructor(
+    offenders: readonly SizedName[],
+    budget: number,
+    totalBytes: number,
+    kind: "total" | "per-string" = "total",
+  ) {
     const sorted = [...offenders].sort((a, b) => b.bytes - a.bytes || compareNames(a.name, b.name));
     const listed = sorted.slice(0, LISTED_OFFENDERS);
     const lines = listed.map((o) => `  - ${displayName(o.name)} (${o.bytes} bytes)`);
     if (sorted.length > listed.length) {
       lines.push(`  ... and ${sorted.length - listed.length} smaller variable(s)`);
     }
+    const head =
+      kind === "per-string"
+        ? `environment budget exceeded before spawn: these variables are each over the ` +
+          `per-string limit of ${budget} bytes (NAME=value and its NUL), and none of them may ` +
+          `be dropped (protected, or not inherited):`
+        : `environment budget exceeded before spawn: the environment needs ${totalBytes} bytes ` +
+          `but only ${budget} bytes are left for it, and none of these variables may be dropped ` +
+          `(protected, or not inherited):`;
     super(
-      `environment budget exceeded before spawn: the environment needs ${totalBytes} bytes ` +
-        `but only ${budget} bytes are left for it, and none of these variables may be dropped ` +
-        `(protected, or not inherited):\n${lines.join("\n")}\n` +
+      `${head}\n${lines.join("\n")}\n` +
         "Step values are spilled to private files automatically; move large inherited or " +
         "protected variables out of the environment (pass them by file or stdin), or raise " +
         "the stack limit (ulimit -s).",
@@ -60,6 +77,7 @@ export class EnvBudgetError extends Error {
     this.budget = budget;
     this.offenders = sorted;
     this.totalBytes = totalBytes;
+    this.kind = kind;
   }
 }
 

@@ -14,7 +14,11 @@ let current: Logger | undefined;
 function defaultLogger(): Logger {
   const level = process.env["EXACTSPAWN_LOG_LEVEL"] ?? "error";
   return pino(
-    { name: "exactspawn", level: pino.levels.values[level] === undefined ? "error" : level },
+    // No pino `name`: events carry a variable's `name`, and one JSON key must not mean two things.
+    {
+      base: { lib: "exactspawn" },
+      level: pino.levels.values[level] === undefined ? "error" : level,
+    },
     pino.destination({ fd: 2, sync: true }),
   );
 }

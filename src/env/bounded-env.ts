@@ -92,10 +92,23 @@ export function boundedEnv(input: BoundedEnvInput): BoundedEnv {
   }
 
   const candidates: SizedName[] = [];
+  const stuck: SizedName[] = [];
   for (const [name, bytes] of sizes) {
     if (input.inheritedNames.has(name) && !isProtectedName(name, protectedNames)) {
       candidates.push({ name, bytes });
+    } else if (bytes > limits.maxArgStrlen) {
+      stuck.push({ name, bytes });
     }
+  }
+  // A variable that may not be dropped and is over the per-string limit can
+  // never fit: say so at once, and drop nothing on the way.
+  if (stuck.length > 0) {
+    throw new EnvBudgetError(
+      stuck,
+      limits.maxArgStrlen,
+      Math.max(...stuck.map((s) => s.bytes)),
+      "per-string",
+    );
   }
   candidates.sort((a, b) => b.bytes - a.bytes || compareNames(a.name, b.name));
   const removed = new Set<string>();

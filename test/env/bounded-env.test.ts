@@ -154,3 +154,33 @@ describe("boundedEnv", () => {
     expect(names.prefixes).toEqual(["EXACTSPAWN_", "RECIPE_VAR_"]);
   });
 });
+
+describe("boundedEnv with a protected string over the per-string limit", () => {
+  it("throws a per-string EnvBudgetError at once and drops nothing on the way", () => {
+    const capture = captureLog();
+    const env = new Map([
+      ["EXACTSPAWN_STATE", "s".repeat(200 * 1024)],
+      ["BIG_INHERITED", "i".repeat(50 * 1024)],
+    ]);
+    let caught: unknown;
+    try {
+      boundedEnv({
+        env,
+        inheritedNames: new Set(["BIG_INHERITED"]),
+        file: "/bin/bash",
+        argv: ["bash"],
+        limits: { execLimit: 2 * 1024 * 1024, maxArgStrlen: 131072 },
+        log: capture.logger,
+      });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(EnvBudgetError);
+    const error = caught as EnvBudgetError;
+    expect(error.kind).toBe("per-string");
+    expect(error.budget).toBe(131072);
+    expect(error.offenders).toEqual([{ name: "EXACTSPAWN_STATE", bytes: 200 * 1024 + 18 }]);
+    expect(error.message).toMatch(/over the per-string limit of 131072 bytes/);
+    expect(capture.lines).toEqual([]);
+  });
+});
