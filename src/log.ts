@@ -11,16 +11,21 @@ export type { Logger };
 
 let current: Logger | undefined;
 
-function defaultLogger(): Logger {
-  const level = process.env["EXACTSPAWN_LOG_LEVEL"] ?? "error";
+/**
+ * A logger writing JSON lines to stderr at `level` (unknown levels mean
+ * "error"). No pino `name`: events carry a variable's `name`, and one JSON
+ * key must not mean two things.
+ */
+export function stderrLogger(level: string): Logger {
+  const known = pino.levels.values[level] !== undefined || level === "silent";
   return pino(
-    // No pino `name`: events carry a variable's `name`, and one JSON key must not mean two things.
-    {
-      base: { lib: "exactspawn" },
-      level: pino.levels.values[level] === undefined ? "error" : level,
-    },
+    { base: { lib: "exactspawn" }, level: known ? level : "error" },
     pino.destination({ fd: 2, sync: true }),
   );
+}
+
+function defaultLogger(): Logger {
+  return stderrLogger(process.env["EXACTSPAWN_LOG_LEVEL"] ?? "error");
 }
 
 /** The logger in use (created lazily). */

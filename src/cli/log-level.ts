@@ -4,7 +4,7 @@
  * and carry names and sizes only.
  */
 import pino from "pino";
-import { type Logger, logger, setLogger } from "../log.js";
+import { type Logger, logger, setLogger, stderrLogger } from "../log.js";
 import { UsageError } from "./usage-error.js";
 
 /** Installs a logger at `level` (when given) and returns the logger in use. */
@@ -14,6 +14,6 @@ export function applyLogLevel(level: string | undefined): Logger {
     const known = [...Object.keys(pino.levels.values), "silent"].join(", ");
     throw new UsageError(`--log-level must be one of ${known}`);
   }
-  setLogger(pino({ name: "exactspawn", level }, pino.destination({ fd: 2, sync: true })));
+  setLogger(stderrLogger(level));
   return logger();
 }
