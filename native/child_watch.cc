@@ -7,6 +7,7 @@
 #include <uv.h>
 
 #include <cerrno>
+#include <cmath>
 #include <string>
 
 #include "core/child_exit.h"
@@ -71,7 +72,8 @@ class ChildHandle : public Napi::ObjectWrap<ChildHandle> {
       ThrowTypeError(info.Env(), "kill: the signal must be a number");
     }
     double sig = info[0].As<Napi::Number>().DoubleValue();
-    if (sig != static_cast<int>(sig) || sig < 0 || sig > 64) {
+    // Range first: converting NaN or an out-of-range double to int is undefined.
+    if (!(sig >= 0 && sig <= 64) || sig != std::trunc(sig)) {
       ThrowTypeError(info.Env(), "kill: the signal must be an integer from 0 to 64");
     }
     return static_cast<int>(sig);
