@@ -2,6 +2,9 @@
 // close-on-exec, or throws a system error (syscall "pipe2").
 #include "pipe_binding.h"
 
+#include <climits>
+#include <cmath>
+
 #include "core/pipe.h"
 #include "system_error.h"
 
@@ -22,7 +25,8 @@ Napi::Value CloseFd(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() != 1 || !info[0].IsNumber()) ThrowTypeError(env, "closeFd: expected an fd");
   double fd = info[0].As<Napi::Number>().DoubleValue();
-  if (fd != static_cast<double>(static_cast<int>(fd)) || fd < 0) {
+  // Range first: converting NaN or an out-of-range double to int is undefined.
+  if (!(fd >= 0 && fd <= INT_MAX) || fd != std::trunc(fd)) {
     ThrowTypeError(env, "closeFd: expected a non-negative integer fd");
   }
   return Napi::Number::New(env, close_fd(static_cast<int>(fd)));

@@ -9,6 +9,7 @@
 #include "spawn_binding.h"
 
 #include <climits>
+#include <cmath>
 #include <cstring>
 #include <exception>
 #include <string>
@@ -53,12 +54,13 @@ void ReadList(Napi::Env env, Napi::Object options, const char* key, bool non_emp
   if (non_empty && length == 0) {
     ThrowTypeError(env, std::string("spawn: ") + key + " must not be empty");
   }
-  list->storage.reserve(length);
+  // No reserve(length): a sparse array can claim 2^32 - 1 elements and fail
+  // at its first hole, so memory grows only with the elements really read.
   for (uint32_t i = 0; i < length; ++i) {
     list->storage.push_back(
         StringOf(env, array.Get(i), std::string("spawn: ") + key + "[" + std::to_string(i) + "]"));
   }
-  list->pointers.reserve(length + 1);
+  list->pointers.reserve(list->storage.size() + 1);
   for (std::string& s : list->storage) list->pointers.push_back(s.data());
   list->pointers.push_back(nullptr);
 }
@@ -70,21 +72,31 @@ bool OptionalBool(Napi::Env env, Napi::Object options, const char* key) {
   return value.As<Napi::Boolean>().Value();
 }
 
+// Linux never allows more open fds than fs.nr_open's ceiling (2^20 by
+// default), so a longer stdio list can only fail; refusing it up front also
+// keeps a sparse 2^32 - 1 element array from sizing an allocation.
+constexpr uint32_t kMaxStdioSlots = 1u << 20;
+
 std::vector<int> ReadStdio(Napi::Env env, Napi::Object options) {
   Napi::Value value = options.Get("stdio");
   if (!value.IsArray()) ThrowTypeError(env, "spawn: stdio must be an array of fds");
   Napi::Array array = value.As<Napi::Array>();
   uint32_t length = array.Length();
   if (length < 3) ThrowTypeError(env, "spawn: stdio must have at least 3 slots");
-  std::vector<int> fds(length);
+  if (length > kMaxStdioSlots) {
+    ThrowTypeError(env,
+                   "spawn: stdio must have at most " + std::to_string(kMaxStdioSlots) + " slots");
+  }
+  std::vector<int> fds;
   for (uint32_t i = 0; i < length; ++i) {
     Napi::Value slot = array.Get(i);
     if (!slot.IsNumber()) ThrowTypeError(env, "spawn: stdio entries must be integers");
     double fd = slot.As<Napi::Number>().DoubleValue();
-    if (fd != static_cast<double>(static_cast<long long>(fd)) || fd < -1 || fd > INT_MAX) {
+    // Range first: converting NaN or an out-of-range double to an integer is undefined.
+    if (!(fd >= -1 && fd <= INT_MAX) || fd != std::trunc(fd)) {
       ThrowTypeError(env, "spawn: stdio entries must be fds (integers >= -1)");
     }
-    fds[i] = static_cast<int>(fd);
+    fds.push_back(static_cast<int>(fd));
   }
   return fds;
 }

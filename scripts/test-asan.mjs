@@ -49,7 +49,9 @@ run(
     "run",
     "--project",
     "native",
-    ...(files.length > 0 ? files : ["test/native.test.ts", "test/spawn"]),
+    ...(files.length > 0
+      ? files
+      : ["test/native.test.ts", "test/native", "test/spawn", "test/faults"]),
   ],
   {
     cwd: root,

@@ -6,6 +6,7 @@
 #include <spawn.h>
 
 #include <cerrno>
+#include <climits>
 #include <vector>
 
 namespace exactspawn {
@@ -66,17 +67,20 @@ int set_attributes(posix_spawnattr_t* attr, const SpawnRequest& request) {
 // its number, so such sources are first moved above every slot and source.
 int add_stdio_actions(posix_spawn_file_actions_t* actions, const SpawnRequest& request) {
   const size_t count = request.stdio_count;
-  int high = static_cast<int>(count);
+  if (count > static_cast<size_t>(INT_MAX)) return EBADF;
+  // 64-bit: a source fd of INT_MAX must not overflow the "above everything" slot.
+  long long high = static_cast<long long>(count);
   for (size_t i = 0; i < count; ++i) {
-    if (request.stdio[i] >= high) high = request.stdio[i] + 1;
+    if (request.stdio[i] >= high) high = static_cast<long long>(request.stdio[i]) + 1;
   }
   std::vector<int> sources(request.stdio, request.stdio + count);
   for (size_t i = 0; i < count; ++i) {
     int source = sources[i];
     if (source >= 0 && source < static_cast<int>(count) && source != static_cast<int>(i)) {
-      int err = posix_spawn_file_actions_adddup2(actions, source, high);
+      if (high > INT_MAX) return EBADF;  // no fd number is left to park it on
+      int err = posix_spawn_file_actions_adddup2(actions, source, static_cast<int>(high));
       if (err != 0) return err;
-      sources[i] = high++;
+      sources[i] = static_cast<int>(high++);
     }
   }
   for (size_t i = 0; i < count; ++i) {
