@@ -55,7 +55,9 @@ class FallbackChild implements EngineChild {
   constructor(child: ChildProcess) {
     this.#child = child;
     this.pid = child.pid;
-    this.streams = child.stdio.map((s) => s ?? null);
+    // On EMFILE/ENFILE child_process gives up before it sets up stdio (and,
+    // in Node 20, leaves the pipes it made open); the error event follows.
+    this.streams = child.stdio === undefined ? [] : child.stdio.map((s) => s ?? null);
   }
   kill(signal: number): number {
     if (this.#child.exitCode !== null || this.#child.signalCode !== null) {
