@@ -85,6 +85,13 @@ export interface LayeredEnv {
   readonly dropped: readonly InheritedDrop[];
 }
 
+/** Final names whose value came from the inherited layer: the only ones budget trimming may drop. */
+export function inheritedNames(layered: Pick<LayeredEnv, "origin">): Set<string> {
+  const names = new Set<string>();
+  for (const [name, layer] of layered.origin) if (layer === "inherited") names.add(name);
+  return names;
+}
+
 const STEP_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**

@@ -15,7 +15,7 @@
 import { Buffer } from "node:buffer";
 import { tmpdir as osTmpdir } from "node:os";
 import { type BoundedEnv, boundedEnv } from "../env/bounded-env.js";
-import type { LayeredEnv, LayerSkip } from "../env/layers.js";
+import { inheritedNames, type LayeredEnv, type LayerSkip } from "../env/layers.js";
 import type { StepWithRetiredFields } from "../env/retired-fields.js";
 import { planSpill, type SpillPlan } from "../env/spill-plan.js";
 import { type StepValueSkip, type StepValues, stepValueEnv } from "../env/step-values.js";
@@ -251,11 +251,9 @@ export function planBashStep(
     limits,
     ...(host.logger === undefined ? {} : { log: host.logger }),
   });
-  const inheritedNames = new Set<string>();
-  for (const [name, layer] of layered.origin) if (layer === "inherited") inheritedNames.add(name);
   const bounded = boundedEnv({
     env: spill.inline,
-    inheritedNames,
+    inheritedNames: inheritedNames(layered),
     protected: host.protected,
     file: interpreter,
     argv: spill.argv,

@@ -11,7 +11,7 @@
  */
 import { Buffer } from "node:buffer";
 import { boundedEnv } from "../env/bounded-env.js";
-import type { LayeredEnv } from "../env/layers.js";
+import { inheritedNames, type LayeredEnv } from "../env/layers.js";
 import { InvalidEnvError, type SizedName } from "../errors.js";
 import { type Limits, probeLimits } from "../limits.js";
 import type { Logger } from "../log.js";
@@ -73,11 +73,9 @@ export function runtimeSpawn(
     ...(extra === undefined ? {} : { extra }),
     ...(correlationId === undefined ? {} : { correlationId }),
   });
-  const inheritedNames = new Set<string>();
-  for (const [name, layer] of layered.origin) if (layer === "inherited") inheritedNames.add(name);
   const bounded = boundedEnv({
     env: layered.env,
-    inheritedNames,
+    inheritedNames: inheritedNames(layered),
     protected: host.protected,
     file: resolved,
     argv: [argv0, ...args],
