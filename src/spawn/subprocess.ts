@@ -15,6 +15,7 @@ import type { Engine, EngineChild, EngineExit, EngineRequest, ResourceUsage } fr
 import { OutputCapture } from "./output-capture.js";
 import { signalNumber } from "./signals.js";
 import { type FailureReason, SubprocessError } from "./spawn-errors.js";
+import type { NormalizedOptions } from "./spawn-options.js";
 
 export interface SpawnResult {
   readonly pid: number;
@@ -35,22 +36,24 @@ export interface SpawnResult {
   readonly failure: FailureReason | null;
 }
 
-/** Policy the Subprocess applies around the engine. */
-export interface RunPolicy {
-  readonly encoding: BufferEncoding | "buffer";
-  readonly buffer: boolean;
-  readonly maxBuffer: number;
-  readonly timeout: number | undefined;
-  readonly killSignal: number;
-  readonly killGraceMs: number;
-  readonly signal: AbortSignal | undefined;
-  readonly reject: boolean;
-  readonly input: string | Buffer | undefined;
+/** Policy the Subprocess applies around the engine: the run options, plus what spawn derived. */
+export type RunPolicy = Pick<
+  NormalizedOptions,
+  | "encoding"
+  | "buffer"
+  | "maxBuffer"
+  | "timeout"
+  | "killSignal"
+  | "killGraceMs"
+  | "signal"
+  | "reject"
+  | "input"
+  | "ref"
+> & {
   readonly ownGroup: boolean;
-  readonly ref: boolean;
   readonly argvText: readonly string[];
   readonly envNames: readonly string[];
-}
+};
 
 type Outcome = { ok: true; value: SpawnResult } | { ok: false; error: unknown };
 
