@@ -67,29 +67,25 @@ export function assertEnvValue(
   value: unknown,
   where = "environment",
 ): asserts value is EnvValue {
-  const shown = displayName(name);
   if (typeof value === "string") {
-    if (value.includes("\0")) {
-      throw new InvalidEnvError(`${where}: the value of ${shown} contains NUL`, name);
-    }
-    if (hasLoneSurrogate(value)) {
-      throw new InvalidEnvError(
-        `${where}: the value of ${shown} contains a lone UTF-16 surrogate`,
-        name,
-      );
-    }
+    if (value.includes("\0")) badValue(where, name, "contains NUL");
+    if (hasLoneSurrogate(value)) badValue(where, name, "contains a lone UTF-16 surrogate");
     return;
   }
   if (Buffer.isBuffer(value) || value instanceof Uint8Array) {
-    if ((value as Uint8Array).includes(0)) {
-      throw new InvalidEnvError(`${where}: the value of ${shown} contains NUL`, name);
-    }
+    if ((value as Uint8Array).includes(0)) badValue(where, name, "contains NUL");
     return;
   }
-  throw new InvalidEnvError(
-    `${where}: the value of ${shown} must be a string or Buffer, got ${value === null ? "null" : typeof value}`,
+  badValue(
+    where,
     name,
+    `must be a string or Buffer, got ${value === null ? "null" : typeof value}`,
   );
+}
+
+// The message is built only on the way to a throw: assertEnvValue runs for every variable.
+function badValue(where: string, name: string, problem: string): never {
+  throw new InvalidEnvError(`${where}: the value of ${displayName(name)} ${problem}`, name);
 }
 
 /** Size of `NAME=value\0` as the kernel counts it (UTF-8 bytes). Validates both parts. */

@@ -9,7 +9,13 @@
  * Sizes are UTF-8 bytes of what the child receives.
  */
 import { Buffer } from "node:buffer";
-import { byteLength, type EnvInput, envEntries, hasLoneSurrogate } from "./env-input.js";
+import {
+  byteLength,
+  type EnvEntry,
+  type EnvInput,
+  envEntries,
+  hasLoneSurrogate,
+} from "./env-input.js";
 import { displayName, InvalidEnvError } from "./errors.js";
 import { type NativeBinding, nativeBinding, nativeStatus, type RawProbedValue } from "./native.js";
 
@@ -205,6 +211,19 @@ export function execFits(
     throw new InvalidEnvError("execFits: file contains NUL or a lone UTF-16 surrogate");
   }
   if (!Array.isArray(argv)) throw new InvalidEnvError("execFits: argv must be an array");
+  return footprintOf(file, argv, envEntries(env, "execFits"), limits);
+}
+
+/**
+ * execFits for an environment already validated by envEntries (spawn has
+ * one): the same model without validating or measuring the entries again.
+ */
+export function footprintOf(
+  file: string,
+  argv: ReadonlyArray<string | Buffer>,
+  entries: readonly EnvEntry[],
+  limits: Pick<Limits, "execLimit" | "maxArgStrlen"> = probeLimits(),
+): ExecFootprint {
   const oversized: OversizedString[] = [];
   let argvBytes = 0;
   argv.forEach((arg, index) => {
@@ -212,7 +231,6 @@ export function execFits(
     argvBytes += bytes;
     if (bytes > limits.maxArgStrlen) oversized.push({ kind: "argv", index, bytes });
   });
-  const entries = envEntries(env, "execFits");
   let envBytes = 0;
   for (const entry of entries) {
     envBytes += entry.bytes;

@@ -1,11 +1,14 @@
 /** The limits policy against a fake binding: probing, degradation, the model's arithmetic. */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { envEntries } from "../src/env-input.js";
 import {
   ENV_BUDGET_FLOOR,
   envBudgetForLimit,
   envPairBytes,
   execFits,
   execLimitForStack,
+  footprintOf,
   limitsFromProbe,
   MAX_ARG_STRLEN,
   PER_VALUE_ENV_CAP,
@@ -197,5 +200,31 @@ describe("execFits arithmetic", () => {
     expect(fit.filenameBytes).toBe(4);
     expect(fit.argvBytes).toBe(3);
     expect(fit.envBytes).toBe(2 + 1 + 6 + 1);
+  });
+});
+
+describe("footprintOf", () => {
+  it("gives execFits' verdict for entries already validated, for every env shape", () => {
+    const text = fc.string({ unit: "grapheme", maxLength: 40 }).filter((t) => !t.includes("\0"));
+    const name = fc
+      .string({ unit: "grapheme-ascii", minLength: 1, maxLength: 12 })
+      .filter((n) => !n.includes("=") && !n.includes("\0"));
+    fc.assert(
+      fc.property(
+        fc.array(text, { minLength: 1, maxLength: 6 }),
+        fc.dictionary(name, text, { maxKeys: 12 }),
+        fc.integer({ min: 1, max: 600 }),
+        fc.integer({ min: 1, max: 60 }),
+        (argv, record, execLimit, maxArgStrlen) => {
+          const limits = { execLimit, maxArgStrlen };
+          const pairs = Object.entries(record).map(([n, v]) => `${n}=${v}`);
+          for (const env of [record, new Map(Object.entries(record)), pairs]) {
+            const expected = execFits("/bin/x", argv, env, limits);
+            expect(footprintOf("/bin/x", argv, envEntries(env), limits)).toEqual(expected);
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });

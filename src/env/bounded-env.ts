@@ -28,13 +28,18 @@ export interface BoundedEnvInput {
   /** The full argv (argv[0] included), or its measured size (e.g. SpillPlan.argv). */
   readonly argv: readonly string[] | ArgvSize;
   readonly limits: { readonly execLimit: number; readonly maxArgStrlen: number };
+  /**
+   * `NAME=value\0` bytes by name, already measured (e.g. SpillPlan.sizes); it
+   * must cover every name of `env`. Default: measured here.
+   */
+  readonly sizes?: ReadonlyMap<string, number>;
   /** Default: the library logger. */
   readonly log?: Logger;
 }
 
 export interface BoundedEnv {
-  /** The environment to pass: the input less `dropped`, in the input's order. */
-  readonly env: Map<string, string>;
+  /** The environment to pass: the input less `dropped`, in the input's order (the input map itself when nothing was dropped). */
+  readonly env: ReadonlyMap<string, string>;
   /** Dropped inherited variables, in drop order (largest first). */
   readonly dropped: readonly SizedName[];
   /** Exact-model bytes of the result. */
@@ -42,7 +47,20 @@ export interface BoundedEnv {
   readonly limit: number;
 }
 
-function measureArgv(argv: readonly string[] | ArgvSize): ArgvSize {
+/** `NAME=value\0` UTF-8 bytes, unchecked (the env was validated when it was built). */
+export function pairBytes(name: string, value: string): number {
+  return Buffer.byteLength(name, "utf8") + Buffer.byteLength(value, "utf8") + 2;
+}
+
+/** pairBytes of every variable, by name. */
+export function measureEnv(env: ReadonlyMap<string, string>): Map<string, number> {
+  const sizes = new Map<string, number>();
+  for (const [name, value] of env) sizes.set(name, pairBytes(name, value));
+  return sizes;
+}
+
+/** Σ(UTF-8 bytes + 1), count and longest string of an argv (argv[0] included); a measured size passes through. */
+export function measureArgv(argv: readonly string[] | ArgvSize): ArgvSize {
   if (!Array.isArray(argv)) return argv as ArgvSize;
   let bytes = 0;
   let longest = 0;
@@ -57,7 +75,7 @@ function measureArgv(argv: readonly string[] | ArgvSize): ArgvSize {
 /**
  * Trims the environment to fit (see the module comment). Pure apart from one
  * WARN per dropped variable (name and size only). When the input already
- * fits, `env` holds the input's entries unchanged. Throws EnvBudgetError
+ * fits, `env` is the input map itself. Throws EnvBudgetError
  * (remaining names and sizes, budget, total; never values) when nothing left
  * to drop makes it fit, and InvalidEnvError when a single argv string is over
  * maxArgStrlen (no environment change can fix that).
@@ -76,24 +94,26 @@ export function boundedEnv(input: BoundedEnvInput): BoundedEnv {
   const fixed =
     Buffer.byteLength(input.file, "utf8") + 1 + argv.bytes + POINTER_BYTES * Math.max(argv.argc, 1);
 
-  const sizes = new Map<string, number>();
+  const sizes = input.sizes ?? measureEnv(env);
+  // A name the caller's sizes miss is measured, never counted as zero.
+  const sizeOf = (name: string, value: string): number => sizes.get(name) ?? pairBytes(name, value);
   let envBytes = 0;
   let oversized = 0;
   for (const [name, value] of env) {
-    const bytes = Buffer.byteLength(name, "utf8") + Buffer.byteLength(value, "utf8") + 2;
-    sizes.set(name, bytes);
+    const bytes = sizeOf(name, value);
     envBytes += bytes + POINTER_BYTES;
     if (bytes > limits.maxArgStrlen) oversized += 1;
   }
   const fits = (): boolean => fixed + envBytes <= limits.execLimit && oversized === 0;
 
   if (fits()) {
-    return { env: new Map(env), dropped: [], footprint: fixed + envBytes, limit: limits.execLimit };
+    return { env, dropped: [], footprint: fixed + envBytes, limit: limits.execLimit };
   }
 
   const candidates: SizedName[] = [];
   const stuck: SizedName[] = [];
-  for (const [name, bytes] of sizes) {
+  for (const [name, value] of env) {
+    const bytes = sizeOf(name, value);
     if (input.inheritedNames.has(name) && !isProtectedName(name, protectedNames)) {
       candidates.push({ name, bytes });
     } else if (bytes > limits.maxArgStrlen) {
@@ -127,7 +147,9 @@ export function boundedEnv(input: BoundedEnvInput): BoundedEnv {
 
   if (!fits()) {
     const offenders: SizedName[] = [];
-    for (const [name, bytes] of sizes) if (!removed.has(name)) offenders.push({ name, bytes });
+    for (const [name, value] of env) {
+      if (!removed.has(name)) offenders.push({ name, bytes: sizeOf(name, value) });
+    }
     throw new EnvBudgetError(offenders, limits.execLimit - fixed, envBytes);
   }
   const out = new Map<string, string>();

@@ -14,7 +14,7 @@
 import { assertEnvValue } from "../env-input.js";
 import { compareNames, displayName, InvalidEnvError } from "../errors.js";
 import type { ContextExport, ContextSkip } from "./context-export.js";
-import { type Denylist, isUnsafeValue, matchesDenylist } from "./denylist.js";
+import { type Denylist, type DenylistScope, isUnsafeValue, matchesDenylist } from "./denylist.js";
 import { envMapOf } from "./env-map.js";
 import type { InheritedDrop } from "./inherited.js";
 import { asciiUpper } from "./names.js";
@@ -144,8 +144,9 @@ export function layerEnv(input: LayerInput): LayeredEnv {
     }
   }
   if (input.stepValues !== undefined) {
+    const scope = { ownPrefix: input.stepPrefix };
     for (const [name, value] of input.stepValues) {
-      const reason = stepValueProblem(name, value, input);
+      const reason = stepValueProblem(name, value, input.denylist, scope);
       if (reason !== undefined) {
         const key = String(name);
         skipped.push(Object.freeze({ layer: "step", key, name: asciiUpper(key), reason }));
@@ -196,7 +197,8 @@ export function layerEnv(input: LayerInput): LayeredEnv {
 function stepValueProblem(
   name: unknown,
   value: unknown,
-  input: LayerInput,
+  denylist: Denylist,
+  scope: DenylistScope,
 ): StepSkipReason | undefined {
   if (typeof name !== "string" || !STEP_IDENTIFIER.test(name)) return "invalid_identifier";
   if (typeof value !== "string") {
@@ -206,9 +208,9 @@ function stepValueProblem(
     );
   }
   assertEnvValue(name, value, "stepValues");
-  const upper = asciiUpper(name);
-  if (matchesDenylist(upper, input.denylist, { ownPrefix: input.stepPrefix }))
-    return "reserved_name";
+  // An ASCII identifier: toUpperCase maps exactly a-z, as asciiUpper would.
+  const upper = name.toUpperCase();
+  if (matchesDenylist(upper, denylist, scope)) return "reserved_name";
   if (isUnsafeValue(upper, value)) return "unsafe_value";
   return undefined;
 }

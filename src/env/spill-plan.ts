@@ -20,6 +20,7 @@ import { Buffer } from "node:buffer";
 import { compareNames, SpillError } from "../errors.js";
 import { PER_VALUE_ENV_CAP } from "../limits.js";
 import { type Logger, logger } from "../log.js";
+import { measureEnv } from "./bounded-env.js";
 import { isSpillableName } from "./names.js";
 
 const POINTER_BYTES = 8;
@@ -69,8 +70,13 @@ export interface DroppedStepValue {
 }
 
 export interface SpillPlan {
-  /** The environment without spilled and dropped variables (the input's own order). */
-  readonly inline: Map<string, string>;
+  /**
+   * The environment without spilled and dropped variables (the input's own
+   * order): the input map itself when nothing left it.
+   */
+  readonly inline: ReadonlyMap<string, string>;
+  /** `NAME=value\0` bytes of every variable of the input, by name (measured once, reused downstream). */
+  readonly sizes: ReadonlyMap<string, number>;
   /** Phase-1 spills in name order, then phase-2 spills in the order they were chosen. */
   readonly spilled: readonly SpilledVariable[];
   readonly dropped: readonly DroppedStepValue[];
@@ -82,15 +88,10 @@ export interface SpillPlan {
   readonly argv: ArgvSize;
 }
 
-function pairBytes(name: string, value: string): number {
-  return Buffer.byteLength(name, "utf8") + Buffer.byteLength(value, "utf8") + 2;
-}
-
 /**
  * Plans which step values spill (see the module comment for the rules).
  * Pure and deterministic apart from WARN/DEBUG log lines (names and sizes
- * only). When nothing spills or is dropped, `inline` holds exactly the input's
- * entries in the input's order. Throws SpillError (code
+ * only). When nothing spills or is dropped, `inline` is the input map itself. Throws SpillError (code
  * ERR_EXACTSPAWN_SPILL_NUL) when a value that must spill contains NUL.
  */
 export function planSpill(input: SpillPlanInput): SpillPlan {
@@ -99,13 +100,9 @@ export function planSpill(input: SpillPlanInput): SpillPlan {
   const { env, stepNames, limits } = input;
   const fileBytes = Buffer.byteLength(input.file, "utf8") + 1;
 
-  const sizes = new Map<string, number>();
+  const sizes = measureEnv(env);
   let envBytes = 0;
-  for (const [name, value] of env) {
-    const bytes = pairBytes(name, value);
-    sizes.set(name, bytes);
-    envBytes += bytes;
-  }
+  for (const bytes of sizes.values()) envBytes += bytes;
   let envCount = env.size;
 
   const removed = new Set<string>();
@@ -132,7 +129,8 @@ export function planSpill(input: SpillPlanInput): SpillPlan {
   };
 
   const candidates: SpilledVariable[] = [];
-  for (const name of [...stepNames].sort(compareNames)) {
+  // The default sort compares UTF-16 code units, the order compareNames defines.
+  for (const name of [...stepNames].sort()) {
     const bytes = sizes.get(name);
     if (bytes === undefined || env.get(name) === "") continue;
     if (bytes <= cap) {
@@ -168,21 +166,23 @@ export function planSpill(input: SpillPlanInput): SpillPlan {
     }
   }
 
-  let inline: Map<string, string>;
+  let inline: ReadonlyMap<string, string>;
   let oversized = argv.longest !== undefined && argv.longest > limits.maxArgStrlen;
   if (removed.size === 0) {
-    inline = new Map(env);
+    inline = env;
     for (const bytes of sizes.values()) if (bytes > limits.maxArgStrlen) oversized = true;
   } else {
-    inline = new Map();
+    const kept = new Map<string, string>();
+    inline = kept;
     for (const [name, value] of env) {
       if (removed.has(name)) continue;
-      inline.set(name, value);
+      kept.set(name, value);
       if ((sizes.get(name) ?? 0) > limits.maxArgStrlen) oversized = true;
     }
   }
   return {
     inline,
+    sizes,
     spilled,
     dropped,
     footprint,

@@ -70,16 +70,15 @@ const DEFAULT_PREFIX = "RECIPE_VAR_";
 const DEFAULT_SEPARATOR = "__";
 const DEFAULT_MAX_DEPTH = 4;
 
-type Encoded = { readonly ok: true; readonly text: string } | { readonly ok: false };
-
-function encode(value: unknown): Encoded {
-  if (typeof value === "string") return { ok: true, text: value };
-  if (value === null) return { ok: true, text: "" };
+/** A value's environment text, or undefined when it has none (cycles, BigInt, throwing toJSON…). */
+function encode(value: unknown): string | undefined {
+  if (typeof value === "string") return value;
+  if (value === null) return "";
   try {
     const text = JSON.stringify(value);
-    return typeof text === "string" ? { ok: true, text } : { ok: false };
+    return typeof text === "string" ? text : undefined;
   } catch {
-    return { ok: false };
+    return undefined;
   }
 }
 
@@ -90,15 +89,16 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 function ownEntries(values: StepValues | Record<string, unknown>): [string, unknown][] {
-  const out: [string, unknown][] = [];
+  // The default sort compares UTF-16 code units, the order compareNames defines.
   if (values instanceof Map) {
+    const out: [string, unknown][] = [];
     for (const [key, value] of values) if (typeof key === "string") out.push([key, value]);
-  } else {
-    for (const key of Object.keys(values)) {
-      out.push([key, Object.getOwnPropertyDescriptor(values, key)?.value]);
-    }
+    return out.sort((a, b) => compareNames(a[0], b[0]));
   }
-  return out.sort((a, b) => compareNames(a[0], b[0]));
+  // Descriptors, not property reads: an accessor is never called.
+  return Object.keys(values)
+    .sort()
+    .map((key) => [key, Object.getOwnPropertyDescriptor(values, key)?.value]);
 }
 
 /** A name execve can carry: non-empty, no "=", no NUL, well-formed UTF-16. */
@@ -125,12 +125,12 @@ export function stepValueEnv(values: StepValues, options: StepValueOptions = {})
       skipped.push({ name, reason: "invalid_name" });
       return false;
     }
-    const encoded = encode(value);
-    if (!encoded.ok) {
+    const text = encode(value);
+    if (text === undefined) {
       skipped.push({ name, reason: "unrepresentable_value" });
       return false;
     }
-    if (!encoded.text.isWellFormed()) {
+    if (!text.isWellFormed()) {
       skipped.push({ name, reason: "value_not_well_formed" });
       return false;
     }
@@ -138,7 +138,7 @@ export function stepValueEnv(values: StepValues, options: StepValueOptions = {})
       skipped.push({ name, reason: "name_collision" });
       return false;
     }
-    env.set(name, encoded.text);
+    env.set(name, text);
     return true;
   };
 
@@ -171,18 +171,18 @@ export function stepValueEnv(values: StepValues, options: StepValueOptions = {})
         skipped.push({ name: alias, reason: "name_collision" });
         continue;
       }
-      const encoded = encode(value);
-      if (!encoded.ok || !encoded.text.isWellFormed()) {
+      const text = encode(value);
+      if (text === undefined || !text.isWellFormed()) {
         skipped.push({
           name: alias,
-          reason: encoded.ok ? "value_not_well_formed" : "unrepresentable_value",
+          reason: text === undefined ? "unrepresentable_value" : "value_not_well_formed",
         });
         continue;
       }
       // Sorted order, last writer wins between aliases.
       if (aliasNames.has(alias)) skipped.push({ name: alias, reason: "name_collision" });
       aliasNames.add(alias);
-      env.set(alias, encoded.text);
+      env.set(alias, text);
     }
   }
   return { env, skipped };

@@ -12,15 +12,15 @@
  * `runBashStep` realises it. Every report carries names, sizes and reasons —
  * never a value.
  */
-import { Buffer } from "node:buffer";
+import type { Buffer } from "node:buffer";
 import { tmpdir as osTmpdir } from "node:os";
-import { type BoundedEnv, boundedEnv } from "../env/bounded-env.js";
+import { type BoundedEnv, boundedEnv, measureArgv, pairBytes } from "../env/bounded-env.js";
 import { inheritedNames, type LayeredEnv, type LayerSkip } from "../env/layers.js";
 import type { StepWithRetiredFields } from "../env/retired-fields.js";
 import { planSpill, type SpillPlan } from "../env/spill-plan.js";
 import { type StepValueSkip, type StepValues, stepValueEnv } from "../env/step-values.js";
 import { InvalidEnvError, type SizedName } from "../errors.js";
-import { execFits, type Limits, probeLimits } from "../limits.js";
+import { type Limits, probeLimits } from "../limits.js";
 import type { Logger } from "../log.js";
 import { bashArgvSizer, bashInvocation, composeScript, scriptNeedsFile } from "./bash-script.js";
 import { renderPreamble } from "./preamble.js";
@@ -165,7 +165,7 @@ function variableReports(
   const trimmed = new Map(bounded.dropped.map((d) => [d.name, d]));
   for (const [name, value] of layered.env) {
     const origin = layered.origin.get(name) ?? "inherited";
-    const bytes = Buffer.byteLength(name, "utf8") + Buffer.byteLength(value, "utf8") + 2;
+    const bytes = spill.sizes.get(name) ?? pairBytes(name, value);
     const fate: VariableFate = spilled.has(name)
       ? "spilled"
       : droppedStep.has(name)
@@ -258,6 +258,7 @@ export function planBashStep(
     file: interpreter,
     argv: spill.argv,
     limits,
+    sizes: spill.sizes,
     ...(host.logger === undefined ? {} : { log: host.logger }),
   });
   // The sizer's argv is [bash, ...BASH_OPTIONS, "-c", script] inline, [bash, ...BASH_OPTIONS, file] otherwise.
@@ -303,12 +304,14 @@ export async function runBashStep(
       command,
       ...(scriptFile === undefined ? {} : { scriptFile: scriptFile.path }),
     });
-    // The planner sized this argv exactly; a mismatch is a bug, caught here
-    // rather than as a raw E2BIG.
-    const fit = execFits(plan.interpreter, invocation.argv, plan.bounded.env, plan.limits);
-    if (!fit.fits) {
+    // The plan's footprint is exact only if the planner predicted this argv's
+    // size exactly (the env is the plan's own): a mismatch is a bug, caught
+    // here rather than as a wrong budget.
+    const measured = measureArgv(invocation.argv);
+    if (measured.bytes !== plan.spill.argv.bytes || measured.argc !== plan.spill.argv.argc) {
       throw new Error(
-        `exactspawn: internal error: planned exec does not fit (${fit.footprint} > ${fit.limit})`,
+        `exactspawn: internal error: the planned argv (${plan.spill.argv.bytes} bytes, ` +
+          `${plan.spill.argv.argc} strings) differs from the real one (${measured.bytes} bytes, ${measured.argc} strings)`,
       );
     }
     const [, ...args] = invocation.argv;

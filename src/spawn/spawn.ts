@@ -12,7 +12,7 @@ import { constants } from "node:os";
 import { resolve } from "node:path";
 import { envEntries, toEnvp } from "../env-input.js";
 import { displayName, systemError } from "../errors.js";
-import { execFits } from "../limits.js";
+import { footprintOf } from "../limits.js";
 import { type NativeBinding, nativeBinding, nativeStatus } from "../native.js";
 import type { Engine, EngineRequest } from "./engine.js";
 import { fallbackEngine } from "./fallback-engine.js";
@@ -40,7 +40,7 @@ const LARGEST = 5;
 function offenders(
   argv: ReadonlyArray<string | Buffer>,
   entries: ReturnType<typeof envEntries>,
-  oversized: ReturnType<typeof execFits>["oversized"],
+  oversized: ReturnType<typeof footprintOf>["oversized"],
 ): OffendingString[] {
   if (oversized.length > 0) return [...oversized];
   const all: OffendingString[] = [
@@ -115,7 +115,7 @@ export function spawn(
   } catch (error) {
     return failedBeforeStart(error);
   }
-  const fit = execFits(resolved, argv, envp);
+  const fit = footprintOf(resolved, argv, entries);
   if (!fit.fits) {
     return failedBeforeStart(
       new SpawnError(resolved, fit, offenders(argv, entries, fit.oversized)),

@@ -76,6 +76,31 @@ describe("boundedEnv", () => {
     }
   });
 
+  it("uses sizes already measured, and measures a name they miss", () => {
+    const limit = footprint([]) - 1;
+    const given = (sizes: Map<string, number>) =>
+      boundedEnv({
+        env,
+        inheritedNames: inherited,
+        file: FILE,
+        argv: ARGV,
+        limits: { execLimit: limit, maxArgStrlen: 131_072 },
+        sizes,
+        log: captureLog().logger,
+      });
+    const exact = new Map([...env].map(([n, v]) => [n, n.length + v.length + 2]));
+    expect(given(exact).dropped.map((d) => d.name)).toEqual(["BIG_A"]);
+    // Trusted as given: one byte more for BIG_B makes it the largest.
+    const skewed = new Map(exact).set("BIG_B", exact.get("BIG_B")! + 1);
+    expect(given(skewed).dropped).toEqual([{ name: "BIG_B", bytes: 20_001 }]);
+    // A name missing from the sizes is measured, never counted as zero.
+    const partial = new Map(exact);
+    partial.delete("BIG_A");
+    const result = given(partial);
+    expect(result.dropped.map((d) => d.name)).toEqual(["BIG_A"]);
+    expect(result.footprint).toBe(footprint(["BIG_A"]));
+  });
+
   it("throws EnvBudgetError with names, sizes, budget and total, never values", () => {
     const limit = footprint(["BIG_A", "BIG_B", "SMALL"]) - 1;
     let error: unknown;

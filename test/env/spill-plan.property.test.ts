@@ -4,7 +4,7 @@ import { boundedEnv } from "../../src/env/bounded-env.js";
 import { defaultProtectedNames, isProtectedName, isSpillableName } from "../../src/env/names.js";
 import { planSpill } from "../../src/env/spill-plan.js";
 import { EnvBudgetError, SpillError } from "../../src/errors.js";
-import { execFits } from "../../src/limits.js";
+import { envPairBytes, execFits } from "../../src/limits.js";
 import { bashArgvSizer, bashInvocation } from "../../src/spawn/bash-script.js";
 import { renderPreamble } from "../../src/spawn/preamble.js";
 import { spillDirTemplate } from "../../src/spawn/temp-layout.js";
@@ -120,6 +120,7 @@ describe("planSpill and boundedEnv properties", () => {
         if (plan.spilled.length === 0 && plan.dropped.length === 0) {
           expect([...plan.inline]).toEqual([...env]);
         }
+        expect([...plan.sizes]).toEqual([...env].map(([n, v]) => [n, envPairBytes(n, v)]));
       }),
       { numRuns: 300 },
     );
@@ -146,7 +147,7 @@ describe("planSpill and boundedEnv properties", () => {
         const plan = run();
         let outcome: "fits" | "budget-error";
         try {
-          const bounded = boundedEnv({
+          const input = {
             env: plan.inline,
             inheritedNames,
             protected: PROTECTED,
@@ -154,7 +155,13 @@ describe("planSpill and boundedEnv properties", () => {
             argv: plan.argv,
             limits,
             log: captureLog().logger,
-          });
+          };
+          const bounded = boundedEnv({ ...input, sizes: plan.sizes });
+          // The sizes the plan measured change nothing but the work done.
+          const measured = boundedEnv(input);
+          expect([...bounded.env]).toEqual([...measured.env]);
+          expect(bounded.dropped).toEqual(measured.dropped);
+          expect(bounded.footprint).toBe(measured.footprint);
           const argv = realArgv(
             plan.spilled.map((x) => x.name),
             s.command,
