@@ -113,26 +113,19 @@ export function trustedEnvMap(input: unknown, label: string): Map<string, string
  */
 export function layerEnv(input: LayerInput): LayeredEnv {
   const caseInsensitive = input.caseInsensitive === true;
-  // Keyed by the name itself, or by its ASCII upper-case form in case-insensitive mode
-  // (then `spelling` keeps the winning layer's spelling).
-  // Layers other than "inherited" are recorded per name; absent means inherited.
-  const layers = new Map<string, EnvLayer>();
-  const spelling = new Map<string, string>();
-  const values = caseInsensitive ? new Map<string, string>() : new Map(input.inherited);
+  // Each final variable by key: the name itself, or its ASCII upper-case form in
+  // case-insensitive mode (then `name` keeps the winning layer's spelling).
+  const winners = new Map<string, { name: string; value: string; layer: EnvLayer }>();
   const put = caseInsensitive
     ? (name: string, value: string, layer: EnvLayer): void => {
-        const key = asciiUpper(name);
-        values.set(key, value);
-        layers.set(key, layer);
-        spelling.set(key, name);
+        winners.set(asciiUpper(name), { name, value, layer });
       }
     : (name: string, value: string, layer: EnvLayer): void => {
-        values.set(name, value);
-        layers.set(name, layer);
+        winners.set(name, { name, value, layer });
       };
   const skipped: LayerSkip[] = [];
 
-  if (caseInsensitive) for (const [name, value] of input.inherited) put(name, value, "inherited");
+  for (const [name, value] of input.inherited) put(name, value, "inherited");
   if (input.context !== undefined) {
     for (const skip of input.context.skipped) {
       skipped.push(Object.freeze({ ...skip, layer: "context" }));
@@ -171,17 +164,14 @@ export function layerEnv(input: LayerInput): LayeredEnv {
   }
 
   // Default sort compares UTF-16 code units, the same order as compareNames.
-  const finalName = (key: string): string => (caseInsensitive ? spelling.get(key)! : key);
-  const keys = caseInsensitive
-    ? [...values.keys()].sort((a, b) => compareNames(finalName(a), finalName(b)))
-    : [...values.keys()].sort();
+  const ordered = caseInsensitive
+    ? [...winners.values()].sort((a, b) => compareNames(a.name, b.name))
+    : [...winners.keys()].sort().map((name) => winners.get(name)!);
   const env = new Map<string, string>();
   const origin = new Map<string, EnvLayer>();
   const stepValueNames: string[] = [];
-  for (const key of keys) {
-    const name = finalName(key);
-    const layer = layers.get(key) ?? "inherited";
-    env.set(name, values.get(key)!);
+  for (const { name, value, layer } of ordered) {
+    env.set(name, value);
     origin.set(name, layer);
     if (layer === "step") stepValueNames.push(name);
   }

@@ -41,7 +41,7 @@ export interface SpillPlanInput {
   /** The final merged environment, every layer applied. Not modified. */
   readonly env: ReadonlyMap<string, string>;
   /** Names whose final value came from step values: the only spill candidates. */
-  readonly stepNames: ReadonlySet<string>;
+  readonly stepNames: Iterable<string>;
   /** The interpreter's absolute path (execve's filename). */
   readonly file: string;
   /**
@@ -130,7 +130,10 @@ export function planSpill(input: SpillPlanInput): SpillPlan {
 
   const candidates: SpilledVariable[] = [];
   // The default sort compares UTF-16 code units, the order compareNames defines.
+  let previous: string | undefined;
   for (const name of [...stepNames].sort()) {
+    if (name === previous) continue; // a name listed twice is one candidate
+    previous = name;
     const bytes = sizes.get(name);
     if (bytes === undefined || env.get(name) === "") continue;
     if (bytes <= cap) {

@@ -19,7 +19,7 @@ import { inheritedNames, type LayeredEnv, type LayerSkip } from "../env/layers.j
 import type { StepWithRetiredFields } from "../env/retired-fields.js";
 import { planSpill, type SpillPlan } from "../env/spill-plan.js";
 import { type StepValueSkip, type StepValues, stepValueEnv } from "../env/step-values.js";
-import { InvalidEnvError, type SizedName } from "../errors.js";
+import { compareNames, InvalidEnvError, type SizedName } from "../errors.js";
 import { type Limits, probeLimits } from "../limits.js";
 import type { Logger } from "../log.js";
 import { bashArgvSizer, bashInvocation, composeScript, scriptNeedsFile } from "./bash-script.js";
@@ -117,6 +117,8 @@ export interface BashStepPlan {
   readonly bounded: BoundedEnv;
   /** "inline" (`bash -c`) or "file" (a private script file), by the 64 KiB rule. */
   readonly scriptMode: "inline" | "file";
+  /** Where the spill and script directories go (their paths' sizes are part of the plan). */
+  readonly tmpdir: string;
   /** Exact-model bytes of the planned exec. */
   readonly footprint: number;
   /** Every variable and its fate, sorted by name. */
@@ -210,7 +212,9 @@ function variableReports(
       reason: skip.reason,
     });
   }
-  return reports.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  // The layered env is already in name order: only drops and skips need sorting in.
+  if (reports.length === layered.env.size) return reports;
+  return reports.sort((a, b) => compareNames(a.name, b.name));
 }
 
 /**
@@ -245,7 +249,7 @@ export function planBashStep(
   const sizer = bashArgvSizer({ bash: interpreter, command, tmpdir, bashArgs: BASH_OPTIONS });
   const spill = planSpill({
     env: layered.env,
-    stepNames: new Set(layered.stepValueNames),
+    stepNames: layered.stepValueNames,
     file: interpreter,
     argvBytes: sizer,
     limits,
@@ -271,6 +275,7 @@ export function planBashStep(
     spill,
     bounded,
     scriptMode,
+    tmpdir,
     footprint: bounded.footprint,
     variables: variableReports(layered, steps.skipped, spill, bounded),
   };
@@ -289,7 +294,7 @@ export async function runBashStep(
   options: BashStepOptions = {},
 ): Promise<BashStepResult> {
   const plan = planBashStep(host, command, options);
-  const tmpdir = options.tmpdir ?? host.tmpdir() ?? osTmpdir();
+  const { tmpdir } = plan;
   let spillFiles: SpillFiles | undefined;
   let scriptFile: ScriptFile | undefined;
   try {

@@ -54,6 +54,16 @@ describe("planSpill phase 1: the per-value cap, judged per name", () => {
     expect(result.inline.get("X")).toBe(value);
   });
 
+  it("takes step names as any iterable, a name listed twice counting once", () => {
+    const big = "v".repeat(PER_VALUE_ENV_CAP);
+    const env = { B: big, A: big, C: "small" };
+    const once = plan(env, ["B", "A", "C"]);
+    const twice = plan(env, [], { stepNames: ["A", "B", "A", "C", "B"] });
+    expect(twice.spilled).toEqual(once.spilled);
+    expect(twice.footprint).toBe(once.footprint);
+    expect([...twice.inline]).toEqual([...once.inline]);
+  });
+
   it("lists phase-1 spills in name order whatever the env order", () => {
     const big = "v".repeat(PER_VALUE_ENV_CAP);
     const result = plan({ B: big, A: big, C: "small" }, ["B", "A", "C"]);
