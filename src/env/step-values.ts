@@ -167,7 +167,9 @@ export function stepValueEnv(values: StepValues, options: StepValueOptions = {})
         skipped.push({ name: alias, reason });
         continue;
       }
-      if (env.has(alias) && !aliasNames.has(alias)) {
+      // Taken already: by a prefixed name (which keeps it) or by an earlier alias.
+      const taken = env.has(alias);
+      if (taken && !aliasNames.has(alias)) {
         skipped.push({ name: alias, reason: "name_collision" });
         continue;
       }
@@ -180,8 +182,8 @@ export function stepValueEnv(values: StepValues, options: StepValueOptions = {})
         continue;
       }
       // Sorted order, last writer wins between aliases.
-      if (aliasNames.has(alias)) skipped.push({ name: alias, reason: "name_collision" });
-      aliasNames.add(alias);
+      if (taken) skipped.push({ name: alias, reason: "name_collision" });
+      else aliasNames.add(alias);
       env.set(alias, text);
     }
   }
