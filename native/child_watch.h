@@ -11,19 +11,43 @@
 // live watches when the environment is torn down (worker exit, process
 // exit); children still running are handed to the orphan reaper, never
 // killed.
+//
+// Captured output: the parent's ends of the pipes JavaScript asks the addon
+// to capture are polled the same way (uv_poll_t, O_NONBLOCK) and read into
+// memory, at most `limit` bytes each. A pipe ends at EOF, a read error, or
+// overflow (more than `limit` bytes: the first `limit` are kept, the fd is
+// closed so the writer gets EPIPE, and onOverflow(slot) is called at once).
+// The exit is delivered only when the child is reaped and every captured
+// pipe has ended, with `output[slot]` holding each pipe's bytes in one
+// Buffer. takeOver(slot) stops reading a pipe and hands its fd (or -1 once
+// it has ended) and the bytes read so far to JavaScript, which then owns the
+// rest of that stream; it may deliver the exit synchronously.
 #pragma once
 
 #include <napi.h>
 #include <sys/types.h>
+
+#include <cstddef>
+#include <vector>
 
 namespace exactspawn {
 
 // Per-environment set-up: the ChildHandle class and the teardown hook.
 void InitChildWatch(Napi::Env env, Napi::Object exports);
 
+// The pipes the addon reads itself for one child.
+struct CaptureRequest {
+  std::vector<int> slots;  // child fd numbers, each with a parent read end in parent_ends
+  size_t limit = 0;        // bytes kept per pipe
+  napi_value on_overflow = nullptr;
+};
+
 // Starts watching `pid` (just spawned). Returns the ChildHandle
-// { pid, kill(sig), killGroup(sig), ref(), unref(), hasRef() }. On failure
-// the child is killed and reaped, and a system error is thrown.
-Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit);
+// { pid, kill(sig), killGroup(sig), ref(), unref(), hasRef(), takeOver(slot) }.
+// On success the read ends of the captured slots are owned by the watch and
+// set to -1 in parent_ends. On failure the child is killed and reaped, a
+// system error is thrown and parent_ends is left to the caller.
+Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
+                        const CaptureRequest& capture, std::vector<int>* parent_ends);
 
 }  // namespace exactspawn

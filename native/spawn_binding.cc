@@ -1,21 +1,30 @@
 // spawn_binding.cc — marshalling only. Reads one options object
 //   { file: string, argv: (string|Buffer)[], envp: (string|Buffer)[],
-//     cwd?: string|null, stdio: int[] (>= 3; -1 = /dev/null),
-//     setsid?: boolean, setpgroup?: boolean, onExit: function }
+//     cwd?: string|null, stdio: int[] (>= 3; -1 = /dev/null, -2 = a new pipe),
+//     capture?: int[] (pipe slots >= 1 the addon reads itself),
+//     captureLimit?: number (bytes kept per captured pipe),
+//     onOverflow?: function, setsid?: boolean, setpgroup?: boolean,
+//     onExit: function }
 // checks every type (TypeError, never a silent coercion; strings must not
-// contain NUL), calls spawn_process() and hands the pid to WatchChild().
-// A failed posix_spawn(3) is thrown as a system error with syscall
-// "posix_spawn" and path = file. No C++ exception crosses into Node.
+// contain NUL), makes the pipes (pipe2(O_CLOEXEC); the child reads slot 0's
+// and writes every other slot's), calls spawn_process(), closes the child's
+// ends and hands the pid and the captured read ends to WatchChild(). The
+// parent's ends of the other pipes come back as `handle.fds` (-1 where a slot
+// has none; absent when there are none). A failed posix_spawn(3) is thrown
+// as a system error with syscall "posix_spawn" and path = file, after every
+// pipe end is closed. No C++ exception crosses into Node.
 #include "spawn_binding.h"
 
 #include <climits>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <exception>
 #include <string>
 #include <vector>
 
 #include "child_watch.h"
+#include "core/pipe.h"
 #include "core/spawn_process.h"
 #include "system_error.h"
 
@@ -77,6 +86,22 @@ bool OptionalBool(Napi::Env env, Napi::Object options, const char* key) {
 // keeps a sparse 2^32 - 1 element array from sizing an allocation.
 constexpr uint32_t kMaxStdioSlots = 1u << 20;
 
+// A slot value asking for a new pipe.
+constexpr int kPipeSlot = -2;
+
+// Closes every fd still >= 0 when it goes out of scope.
+struct OwnedFds {
+  std::vector<int> fds;
+  explicit OwnedFds(size_t count) : fds(count, -1) {}
+  ~OwnedFds() {
+    for (int fd : fds) {
+      if (fd >= 0) close_fd(fd);
+    }
+  }
+  OwnedFds(const OwnedFds&) = delete;
+  OwnedFds& operator=(const OwnedFds&) = delete;
+};
+
 std::vector<int> ReadStdio(Napi::Env env, Napi::Object options) {
   Napi::Value value = options.Get("stdio");
   if (!value.IsArray()) ThrowTypeError(env, "spawn: stdio must be an array of fds");
@@ -93,12 +118,47 @@ std::vector<int> ReadStdio(Napi::Env env, Napi::Object options) {
     if (!slot.IsNumber()) ThrowTypeError(env, "spawn: stdio entries must be integers");
     double fd = slot.As<Napi::Number>().DoubleValue();
     // Range first: converting NaN or an out-of-range double to an integer is undefined.
-    if (!(fd >= -1 && fd <= INT_MAX) || fd != std::trunc(fd)) {
-      ThrowTypeError(env, "spawn: stdio entries must be fds (integers >= -1)");
+    if (!(fd >= kPipeSlot && fd <= INT_MAX) || fd != std::trunc(fd)) {
+      ThrowTypeError(env, "spawn: stdio entries must be fds, -1 or -2 (integers >= -2)");
     }
     fds.push_back(static_cast<int>(fd));
   }
   return fds;
+}
+
+// The captured slots: distinct pipe slots other than stdin.
+std::vector<int> ReadCapture(Napi::Env env, Napi::Object options, const std::vector<int>& stdio) {
+  std::vector<int> slots;
+  Napi::Value value = options.Get("capture");
+  if (value.IsUndefined()) return slots;
+  if (!value.IsArray()) ThrowTypeError(env, "spawn: capture must be an array of slots");
+  Napi::Array array = value.As<Napi::Array>();
+  uint32_t length = array.Length();
+  if (length > stdio.size()) ThrowTypeError(env, "spawn: capture has more slots than stdio");
+  for (uint32_t i = 0; i < length; ++i) {
+    Napi::Value slot = array.Get(i);
+    double number = slot.IsNumber() ? slot.As<Napi::Number>().DoubleValue() : -1;
+    if (!(number >= 1 && number < static_cast<double>(stdio.size())) ||
+        number != std::trunc(number) || stdio[static_cast<size_t>(number)] != kPipeSlot) {
+      ThrowTypeError(env, "spawn: capture entries must be pipe slots other than 0");
+    }
+    int index = static_cast<int>(number);
+    for (int seen : slots) {
+      if (seen == index) ThrowTypeError(env, "spawn: capture repeats a slot");
+    }
+    slots.push_back(index);
+  }
+  return slots;
+}
+
+size_t ReadCaptureLimit(Napi::Env env, Napi::Object options) {
+  Napi::Value value = options.Get("captureLimit");
+  if (!value.IsNumber()) ThrowTypeError(env, "spawn: captureLimit must be a number");
+  double limit = value.As<Napi::Number>().DoubleValue();
+  if (!(limit > 0)) ThrowTypeError(env, "spawn: captureLimit must be > 0");
+  // Fractional limits keep whole bytes; anything beyond memory is unlimited.
+  if (limit >= 9007199254740992.0) return SIZE_MAX;
+  return static_cast<size_t>(std::floor(limit));
 }
 
 Napi::Value SpawnChecked(const Napi::CallbackInfo& info) {
@@ -128,11 +188,37 @@ Napi::Value SpawnChecked(const Napi::CallbackInfo& info) {
   }
 
   std::vector<int> stdio = ReadStdio(env, options);
+  CaptureRequest capture;
+  capture.slots = ReadCapture(env, options, stdio);
+  if (!capture.slots.empty()) {
+    capture.limit = ReadCaptureLimit(env, options);
+    Napi::Value on_overflow = options.Get("onOverflow");
+    if (!on_overflow.IsFunction()) ThrowTypeError(env, "spawn: onOverflow must be a function");
+    capture.on_overflow = on_overflow;
+  }
   bool setsid = OptionalBool(env, options, "setsid");
   bool setpgroup = OptionalBool(env, options, "setpgroup");
 
   Napi::Value on_exit = options.Get("onExit");
   if (!on_exit.IsFunction()) ThrowTypeError(env, "spawn: onExit must be a function");
+
+  // Every check is done: make the pipes. Both owners close what they still
+  // hold on every way out (the child's ends always, the parent's on failure).
+  OwnedFds parent_ends(stdio.size());
+  OwnedFds child_ends(stdio.size());
+  bool uncaptured_pipe = false;
+  for (size_t i = 0; i < stdio.size(); ++i) {
+    if (stdio[i] != kPipeSlot) continue;
+    int fds[2];
+    int err = make_pipe(fds);
+    if (err < 0) throw SystemError(env, err, "pipe2");
+    parent_ends.fds[i] = i == 0 ? fds[1] : fds[0];
+    child_ends.fds[i] = i == 0 ? fds[0] : fds[1];
+    stdio[i] = child_ends.fds[i];
+    bool captured = false;
+    for (int slot : capture.slots) captured = captured || static_cast<size_t>(slot) == i;
+    uncaptured_pipe = uncaptured_pipe || !captured;
+  }
 
   SpawnRequest request;
   request.file = file.c_str();
@@ -147,7 +233,17 @@ Napi::Value SpawnChecked(const Napi::CallbackInfo& info) {
   pid_t pid = 0;
   int err = spawn_process(request, &pid);
   if (err < 0) throw SystemError(env, err, "posix_spawn", &file);
-  return WatchChild(env, pid, on_exit.As<Napi::Function>());
+  Napi::Object handle =
+      WatchChild(env, pid, on_exit.As<Napi::Function>(), capture, &parent_ends.fds);
+  if (uncaptured_pipe) {
+    Napi::Array fds = Napi::Array::New(env, stdio.size());
+    for (size_t i = 0; i < stdio.size(); ++i) {
+      fds.Set(static_cast<uint32_t>(i), Napi::Number::New(env, parent_ends.fds[i]));
+    }
+    handle.Set("fds", fds);
+    for (int& fd : parent_ends.fds) fd = -1;  // JavaScript owns them now
+  }
+  return handle;
 }
 
 }  // namespace

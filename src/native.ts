@@ -31,6 +31,8 @@ export interface RawChildExit {
   signal: string | null;
   userCpuMicros: number;
   systemCpuMicros: number;
+  /** With `capture`: output[slot] is what the addon read from that pipe (null for other slots and taken-over ones). */
+  output?: ReadonlyArray<Buffer | null>;
 }
 
 /**
@@ -45,6 +47,14 @@ export interface RawChildHandle {
   ref(): void;
   unref(): void;
   hasRef(): boolean;
+  /** The parent's end of each uncaptured pipe slot (-1 elsewhere); absent when there is none. */
+  readonly fds?: readonly number[];
+  /**
+   * Stops the addon reading a captured slot: its fd (now the caller's; -1 once
+   * the pipe has ended) and the bytes read so far, or null when the slot is not
+   * (or no longer) captured. May deliver the exit before it returns.
+   */
+  takeOver?(slot: number): { fd: number; bytes: Buffer } | null;
 }
 
 /** The one options object `spawn` takes; every field is type-checked natively. */
@@ -53,8 +63,17 @@ export interface RawSpawnOptions {
   argv: ReadonlyArray<string | Buffer>;
   envp: ReadonlyArray<string | Buffer>;
   cwd?: string | null | undefined;
-  /** Child fd i ← parent fd stdio[i]; -1 opens /dev/null. At least 3 slots; others closed. */
+  /**
+   * Child fd i ← parent fd stdio[i]; -1 opens /dev/null; -2 makes a pipe (the
+   * child reads slot 0's and writes the others'). At least 3 slots; others closed.
+   */
   stdio: readonly number[];
+  /** Pipe slots (not 0) the addon reads itself; their bytes arrive as `exit.output`. */
+  capture?: readonly number[] | undefined;
+  /** Bytes kept per captured pipe (required with `capture`); beyond it the pipe is closed. */
+  captureLimit?: number | undefined;
+  /** Called with the slot when a captured pipe went over captureLimit (required with `capture`). */
+  onOverflow?: ((this: RawChildHandle, slot: number) => void) | undefined;
   setsid?: boolean | undefined;
   setpgroup?: boolean | undefined;
   /** Called once on the loop thread; an Error (code ECHILD…) if the pid was reaped elsewhere. */

@@ -1,8 +1,9 @@
-// pipe.h — a close-on-exec pipe whose ends JavaScript wraps in streams.
+// pipe.h — a close-on-exec pipe whose ends JavaScript wraps in streams (or
+// the addon reads itself, for captured output).
 //
 // Plain C++; returns 0 or a negative errno. Both ends carry O_CLOEXEC so no
 // other child inherits them; the spawn dup2s the child's end onto its slot.
-// See pipe2(2), close(2).
+// See pipe2(2), close(2), read(2).
 #pragma once
 
 namespace exactspawn {
@@ -14,5 +15,9 @@ int make_pipe(int fds[2]);
 // spawn). Node's fs.closeSync would warn in worker threads about fds it did
 // not open. EINTR counts as closed (Linux always releases the fd).
 int close_fd(int fd);
+
+// read(2) retried on EINTR: bytes read (0 at end of file) or -errno (-EAGAIN
+// when a non-blocking pipe is empty but still has a writer).
+long read_fd(int fd, char* buffer, unsigned long size);
 
 }  // namespace exactspawn

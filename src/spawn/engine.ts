@@ -19,6 +19,14 @@ export interface EngineExit {
   readonly signal: string | null;
   /** null when the engine cannot measure it (the fallback). */
   readonly resourceUsage: ResourceUsage | null;
+  /** What the engine captured itself, by slot (see EngineChild.captured). */
+  readonly output?: ReadonlyArray<Buffer | null> | undefined;
+}
+
+/** Output the Subprocess wants captured: which pipe slots, and the byte limit of each. */
+export interface CaptureRequest {
+  readonly slots: readonly number[];
+  readonly maxBuffer: number;
 }
 
 /** A fully resolved request: absolute file, whole argv, exact envp. */
@@ -31,13 +39,37 @@ export interface EngineRequest {
   readonly stdio: readonly StdioSlot[];
   readonly setsid: boolean;
   readonly setpgroup: boolean;
+  /** An engine may read these slots itself instead of handing out streams. */
+  readonly capture?: CaptureRequest | undefined;
+}
+
+/** A captured slot handed back to the Subprocess (see EngineChild.takeOver). */
+export interface TakenOver {
+  /** The rest of the output; null when the pipe had already ended. */
+  readonly stream: Readable | null;
+  /** What the engine read before. */
+  readonly bytes: Buffer;
 }
 
 export interface EngineChild {
   /** undefined when the start failed and the failure arrives through onExit (fallback). */
   readonly pid: number | undefined;
-  /** The parent's end of each "pipe" slot (stdin writable, others readable), else null. */
+  /**
+   * The parent's end of each "pipe" slot (stdin writable, others readable),
+   * else null; also null for the slots in `captured` until they are taken over.
+   */
   readonly streams: ReadonlyArray<Readable | Writable | null>;
+  /**
+   * The slots the engine reads itself: at most maxBuffer bytes each, delivered
+   * as `exit.output[slot]`; going over it closes the pipe and calls onOverflow.
+   */
+  readonly captured: readonly number[];
+  /**
+   * Stops the engine reading a captured slot and hands over the rest, or
+   * returns null when the slot is not captured (any more). May call onExit
+   * before it returns.
+   */
+  takeOver(slot: number): TakenOver | null;
   /** 0 or a negative errno (-ESRCH once the child is gone). */
   kill(signal: number): number;
   /** Signals the child's process group; only used when the child leads one. */
@@ -52,6 +84,11 @@ export interface Engine {
    * Starts the child. Throws a Node-style system error when the exec fails
    * synchronously; otherwise calls onExit exactly once, with the exit or an
    * Error (a failed start, for engines that report it asynchronously).
+   * onOverflow(slot) reports a captured slot that went over maxBuffer.
    */
-  start(request: EngineRequest, onExit: (exit: EngineExit | Error) => void): EngineChild;
+  start(
+    request: EngineRequest,
+    onExit: (exit: EngineExit | Error) => void,
+    onOverflow?: (slot: number) => void,
+  ): EngineChild;
 }

@@ -51,6 +51,7 @@ function envObject(request: EngineRequest): Record<string, string> {
 class FallbackChild implements EngineChild {
   readonly pid: number | undefined;
   readonly streams: EngineChild["streams"];
+  readonly captured: readonly number[] = [];
   readonly #child: ChildProcess;
   constructor(child: ChildProcess) {
     this.#child = child;
@@ -79,6 +80,9 @@ class FallbackChild implements EngineChild {
   }
   unref(): void {
     this.#child.unref();
+  }
+  takeOver(): null {
+    return null;
   }
 }
 

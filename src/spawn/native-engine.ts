@@ -1,33 +1,47 @@
 /**
- * The native engine: pipes from pipe2(O_CLOEXEC), posix_spawn through the
- * addon, exit through its pidfd watch. Parent pipe ends become
- * `net.Socket({ fd })` streams (never fs streams: those would hold a libuv
- * threadpool thread per read). Child pipe ends are closed in the parent as
- * soon as the spawn returned, whatever the outcome.
+ * The native engine: posix_spawn through the addon, which also makes the
+ * pipes (pipe2(O_CLOEXEC)) and closes the child's ends, and exit through its
+ * pidfd watch. Captured stdout/stderr are read by the addon itself on this
+ * thread's event loop and arrive with the exit, so the common run never
+ * builds a stream; the first access to such a stream takes the pipe over
+ * and wraps it like every other parent end: `net.Socket({ fd })` (never fs
+ * streams: those would hold a libuv threadpool thread per read).
  */
 import { Socket } from "node:net";
 import type { NativeBinding, RawChildExit, RawChildHandle } from "../native.js";
-import type { Engine, EngineChild, EngineExit, EngineRequest } from "./engine.js";
+import type { Engine, EngineChild, EngineExit, EngineRequest, TakenOver } from "./engine.js";
 
-type SpawnCapable = NativeBinding & Required<Pick<NativeBinding, "spawn" | "pipe" | "closeFd">>;
+type SpawnCapable = NativeBinding & Required<Pick<NativeBinding, "spawn">>;
 
 export function canSpawnNatively(binding: NativeBinding | null): binding is SpawnCapable {
-  return (
-    binding !== null &&
-    typeof binding.spawn === "function" &&
-    typeof binding.pipe === "function" &&
-    typeof binding.closeFd === "function"
-  );
+  return binding !== null && typeof binding.spawn === "function";
+}
+
+/** The addon's stdio value for a new pipe. */
+const PIPE = -2;
+const NONE: readonly number[] = [];
+
+function socketFor(fd: number, slot: number): Socket {
+  return slot === 0
+    ? new Socket({ fd, readable: false, writable: true })
+    : new Socket({ fd, readable: true, writable: false });
 }
 
 class NativeChild implements EngineChild {
   readonly pid: number;
   readonly streams: ReadonlyArray<Socket | null>;
+  readonly captured: readonly number[];
   readonly #handle: RawChildHandle;
-  constructor(handle: RawChildHandle, streams: ReadonlyArray<Socket | null>) {
+  constructor(handle: RawChildHandle, stdioCount: number, captured: readonly number[]) {
     this.#handle = handle;
     this.pid = handle.pid;
-    this.streams = streams;
+    this.captured = captured;
+    const fds = handle.fds;
+    if (fds === undefined) {
+      this.streams = stdioCount === 3 ? [null, null, null] : new Array(stdioCount).fill(null);
+    } else {
+      this.streams = fds.map((fd, slot) => (fd < 0 ? null : socketFor(fd, slot)));
+    }
   }
   kill(signal: number): number {
     return this.#handle.kill(signal);
@@ -41,6 +55,11 @@ class NativeChild implements EngineChild {
   unref(): void {
     this.#handle.unref();
   }
+  takeOver(slot: number): TakenOver | null {
+    const taken = this.#handle.takeOver?.(slot) ?? null;
+    if (taken === null) return null;
+    return { stream: taken.fd < 0 ? null : socketFor(taken.fd, slot), bytes: taken.bytes };
+  }
 }
 
 function toExit(raw: RawChildExit | Error): EngineExit | Error {
@@ -49,64 +68,64 @@ function toExit(raw: RawChildExit | Error): EngineExit | Error {
     exitCode: raw.exitCode,
     signal: raw.signal,
     resourceUsage: { userCpuMicros: raw.userCpuMicros, systemCpuMicros: raw.systemCpuMicros },
+    output: raw.output,
   };
+}
+
+function stdioFds(request: EngineRequest): number[] {
+  const stdio = request.stdio;
+  const fds = new Array<number>(stdio.length);
+  for (let i = 0; i < stdio.length; i++) {
+    const slot = stdio[i];
+    fds[i] = slot === "pipe" ? PIPE : slot === "ignore" ? -1 : slot === "inherit" ? i : slot!;
+  }
+  return fds;
 }
 
 export function nativeEngine(binding: SpawnCapable): Engine {
   return {
     native: true,
-    start(request: EngineRequest, onExit: (exit: EngineExit | Error) => void): EngineChild {
-      const stdio: number[] = [];
-      const parentEnds: (number | null)[] = [];
-      const childEnds: number[] = [];
-      let handle: RawChildHandle;
-      try {
-        for (let i = 0; i < request.stdio.length; i++) {
-          const slot = request.stdio[i];
-          if (slot === "pipe") {
-            const [readEnd, writeEnd] = binding.pipe();
-            const childEnd = i === 0 ? readEnd : writeEnd;
-            stdio.push(childEnd);
-            childEnds.push(childEnd);
-            parentEnds.push(i === 0 ? writeEnd : readEnd);
-          } else {
-            stdio.push(slot === "ignore" ? -1 : slot === "inherit" ? i : (slot as number));
-            parentEnds.push(null);
+    start(
+      request: EngineRequest,
+      onExit: (exit: EngineExit | Error) => void,
+      onOverflow?: (slot: number) => void,
+    ): EngineChild {
+      const capture = request.capture;
+      const captured = capture !== undefined && capture.slots.length > 0 ? capture.slots : NONE;
+      const handle = binding.spawn({
+        file: request.file,
+        argv: request.argv,
+        envp: request.envp,
+        cwd: request.cwd,
+        stdio: stdioFds(request),
+        capture: captured.length > 0 ? captured : undefined,
+        captureLimit: captured.length > 0 ? capture!.maxBuffer : undefined,
+        onOverflow:
+          captured.length > 0
+            ? (slot) => {
+                try {
+                  onOverflow?.(slot);
+                } catch (error) {
+                  process.nextTick(() => {
+                    throw error;
+                  });
+                }
+              }
+            : undefined,
+        setsid: request.setsid,
+        setpgroup: request.setpgroup,
+        onExit: (raw) => {
+          try {
+            onExit(toExit(raw));
+          } catch (error) {
+            // Never let an exception travel back into the addon's loop callback.
+            process.nextTick(() => {
+              throw error;
+            });
           }
-        }
-        handle = binding.spawn({
-          file: request.file,
-          argv: request.argv,
-          envp: request.envp,
-          cwd: request.cwd,
-          stdio,
-          setsid: request.setsid,
-          setpgroup: request.setpgroup,
-          onExit: (raw) => {
-            try {
-              onExit(toExit(raw));
-            } catch (error) {
-              // Never let an exception travel back into the addon's loop callback.
-              process.nextTick(() => {
-                throw error;
-              });
-            }
-          },
-        });
-      } catch (error) {
-        for (const fd of parentEnds) if (fd !== null) binding.closeFd(fd);
-        throw error;
-      } finally {
-        for (const fd of childEnds) binding.closeFd(fd);
-      }
-      const streams = parentEnds.map((fd, i) =>
-        fd === null
-          ? null
-          : i === 0
-            ? new Socket({ fd, readable: false, writable: true })
-            : new Socket({ fd, readable: true, writable: false }),
-      );
-      return new NativeChild(handle, streams);
+        },
+      });
+      return new NativeChild(handle, request.stdio.length, captured);
     },
   };
 }

@@ -1,6 +1,8 @@
 /**
  * Collects one readable stream's output for the result, up to a byte limit.
- * Chunks are kept as received and joined once at the end.
+ * Chunks are kept as received and joined once at the end. It may start with
+ * bytes read before the stream existed (the native engine's own capture),
+ * which count against the same limit.
  */
 import { Buffer } from "node:buffer";
 import type { Readable } from "node:stream";
@@ -11,7 +13,17 @@ export class OutputCapture {
   #overflowed = false;
 
   /** Calls onOverflow once when more than maxBuffer bytes arrived (the excess is dropped). */
-  constructor(stream: Readable, maxBuffer: number, onOverflow: () => void) {
+  constructor(
+    stream: Readable | null,
+    maxBuffer: number,
+    onOverflow: () => void,
+    initial?: Buffer,
+  ) {
+    if (initial !== undefined && initial.length > 0) {
+      this.#chunks.push(initial);
+      this.#bytes = initial.length;
+    }
+    if (stream === null) return;
     stream.on("data", (chunk: Buffer) => {
       if (this.#overflowed) return;
       const room = maxBuffer - this.#bytes;

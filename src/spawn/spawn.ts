@@ -14,7 +14,7 @@ import { envEntries, toEnvp } from "../env-input.js";
 import { displayName, systemError } from "../errors.js";
 import { footprintOf } from "../limits.js";
 import { type NativeBinding, nativeBinding, nativeStatus } from "../native.js";
-import type { Engine, EngineRequest } from "./engine.js";
+import type { CaptureRequest, Engine, EngineRequest, StdioSlot } from "./engine.js";
 import { fallbackEngine } from "./fallback-engine.js";
 import { canSpawnNatively, nativeEngine } from "./native-engine.js";
 import { resolveFile } from "./resolve-file.js";
@@ -131,12 +131,13 @@ export function spawn(
     stdio: o.stdio,
     setsid: o.setsid,
     setpgroup: o.processGroup,
+    capture: o.buffer ? captureRequest(o.stdio, o.maxBuffer) : undefined,
   };
   const startEngine: Engine = {
     native: engine.native,
-    start(req, onExit) {
+    start(req, onExit, onOverflow) {
       try {
-        return engine.start(req, onExit);
+        return engine.start(req, onExit, onOverflow);
       } catch (error) {
         throw explainChdir(error, cwd);
       }
@@ -157,6 +158,21 @@ export function spawn(
     argvText: argv.map(argText),
     envNames: entries.map((e) => e.name),
   });
+}
+
+const STDOUT_AND_STDERR: readonly number[] = [1, 2];
+const STDOUT: readonly number[] = [1];
+const STDERR: readonly number[] = [2];
+
+/** The output the Subprocess captures: piped stdout and stderr. */
+function captureRequest(
+  stdio: readonly StdioSlot[],
+  maxBuffer: number,
+): CaptureRequest | undefined {
+  const out = stdio[1] === "pipe";
+  const err = stdio[2] === "pipe";
+  if (!out && !err) return undefined;
+  return { slots: out && err ? STDOUT_AND_STDERR : out ? STDOUT : STDERR, maxBuffer };
 }
 
 /** posix_spawn reports a missing cwd as ENOENT, like a missing file: say which one it was. */

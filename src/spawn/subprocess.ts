@@ -8,9 +8,9 @@
  * SubprocessError unless `reject: false`. The promise is created on first
  * use, so a subprocess nobody awaits never produces an unhandled rejection.
  */
-import type { Buffer } from "node:buffer";
+import { Buffer } from "node:buffer";
 import { performance } from "node:perf_hooks";
-import type { Readable, Writable } from "node:stream";
+import { Readable, type Writable } from "node:stream";
 import type { Engine, EngineChild, EngineExit, EngineRequest, ResourceUsage } from "./engine.js";
 import { OutputCapture } from "./output-capture.js";
 import { signalNumber } from "./signals.js";
@@ -57,21 +57,34 @@ export type RunPolicy = Pick<
 
 type Outcome = { ok: true; value: SpawnResult } | { ok: false; error: unknown };
 
+const NONE: readonly number[] = [];
+const EMPTY = Buffer.alloc(0);
+
+/** A readable stream with nothing left: what a fully consumed pipe looks like. */
+function endedStream(): Readable {
+  const stream = new Readable({ read() {} });
+  stream.push(null);
+  stream.resume();
+  return stream;
+}
+
 export class Subprocess implements PromiseLike<SpawnResult> {
   /** undefined when the child never started. */
   readonly pid: number | undefined;
-  readonly stdin: Writable | null;
-  readonly stdout: Readable | null;
-  readonly stderr: Readable | null;
-  /** Parent ends of every slot ("pipe" slots only; others null). */
-  readonly stdio: ReadonlyArray<Readable | Writable | null>;
   readonly native: boolean;
 
   readonly #policy: RunPolicy;
   readonly #child: EngineChild | undefined;
   readonly #start: number;
+  /** Parent ends by slot; a slot the engine captures stays null until it is taken over. */
+  readonly #streams: (Readable | Writable | null)[];
   readonly #captures: (OutputCapture | undefined)[] = [];
+  /** Captured slots still read by the engine (their bytes come with the exit). */
+  #engineCaptured: readonly number[] = NONE;
+  /** What the engine captured, by slot, once the exit arrived. */
+  #engineOutput: ReadonlyArray<Buffer | null> | undefined;
   #pending = 1;
+  #unrefed = false;
   #exit: EngineExit | undefined;
   #outcome: Outcome | undefined;
   #promise: Promise<SpawnResult> | undefined;
@@ -89,8 +102,7 @@ export class Subprocess implements PromiseLike<SpawnResult> {
     this.#start = performance.now();
     if (policy.signal?.aborted) {
       this.pid = undefined;
-      this.stdin = this.stdout = this.stderr = null;
-      this.stdio = [];
+      this.#streams = [];
       this.#child = undefined;
       this.#killReason = "abort";
       this.#killCause = policy.signal.reason;
@@ -99,36 +111,34 @@ export class Subprocess implements PromiseLike<SpawnResult> {
     }
     let child: EngineChild;
     try {
-      child = engine.start(request, (exit) => this.#onExit(exit));
+      child = engine.start(
+        request,
+        (exit) => this.#onExit(exit),
+        () => this.#terminate("maxBuffer", undefined),
+      );
     } catch (error) {
       this.pid = undefined;
-      this.stdin = this.stdout = this.stderr = null;
-      this.stdio = [];
+      this.#streams = [];
       this.#child = undefined;
       this.#settle({ ok: false, error });
       return;
     }
     this.#child = child;
     this.pid = child.pid;
-    this.stdio = child.streams;
-    this.stdin = (child.streams[0] as Writable | null | undefined) ?? null;
-    this.stdout = (child.streams[1] as Readable | null | undefined) ?? null;
-    this.stderr = (child.streams[2] as Readable | null | undefined) ?? null;
+    this.#streams = child.streams.slice();
+    this.#engineCaptured = child.captured;
 
-    if (this.stdin !== null) {
+    const stdin = this.stdin;
+    if (stdin !== null) {
       // A child that exits without reading its input must not crash the host (EPIPE).
-      this.stdin.on("error", () => {});
-      if (policy.input !== undefined) this.stdin.end(policy.input);
+      stdin.on("error", () => {});
+      if (policy.input !== undefined) stdin.end(policy.input);
     }
-    for (const index of [1, 2]) {
-      const stream = child.streams[index] as Readable | null | undefined;
-      if (stream == null || !policy.buffer) continue;
-      this.#pending++;
-      this.#captures[index] = new OutputCapture(stream, policy.maxBuffer, () =>
-        this.#terminate("maxBuffer", undefined),
-      );
-      stream.on("error", () => {});
-      stream.once("close", () => this.#done());
+    if (policy.buffer) {
+      for (let index = 1; index <= 2; index++) {
+        const stream = this.#streams[index] as Readable | null | undefined;
+        if (stream != null) this.#capture(index, stream, undefined);
+      }
     }
     if (policy.timeout !== undefined && policy.timeout > 0) {
       this.#timer = setTimeout(() => this.#terminate("timeout", undefined), policy.timeout);
@@ -140,6 +150,27 @@ export class Subprocess implements PromiseLike<SpawnResult> {
       signal.addEventListener("abort", this.#onAbort, { once: true });
     }
     if (!policy.ref) this.unref();
+  }
+
+  /** The parent's end of the child's stdin ("pipe" slot only), else null. */
+  get stdin(): Writable | null {
+    return (this.#streams[0] as Writable | null | undefined) ?? null;
+  }
+
+  /** The child's stdout ("pipe" slot only), else null. */
+  get stdout(): Readable | null {
+    return this.#streamAt(1) as Readable | null;
+  }
+
+  /** The child's stderr ("pipe" slot only), else null. */
+  get stderr(): Readable | null {
+    return this.#streamAt(2) as Readable | null;
+  }
+
+  /** Parent ends of every slot ("pipe" slots only; others null). */
+  get stdio(): ReadonlyArray<Readable | Writable | null> {
+    for (const slot of this.#child?.captured ?? NONE) this.#streamAt(slot);
+    return this.#streams;
   }
 
   /** The outcome as a promise (created on first access). */
@@ -190,16 +221,64 @@ export class Subprocess implements PromiseLike<SpawnResult> {
 
   /** Lets the host exit while the child runs (the child is not killed). */
   unref(): this {
+    this.#unrefed = true;
     this.#child?.unref();
-    for (const stream of this.stdio) (stream as { unref?: () => void } | null)?.unref?.();
+    for (const stream of this.#streams) (stream as { unref?: () => void } | null)?.unref?.();
     return this;
   }
 
   /** Keeps the host alive until the child exits (the default). */
   ref(): this {
+    this.#unrefed = false;
     this.#child?.ref();
-    for (const stream of this.stdio) (stream as { ref?: () => void } | null)?.ref?.();
+    for (const stream of this.#streams) (stream as { ref?: () => void } | null)?.ref?.();
     return this;
+  }
+
+  #streamAt(slot: number): Readable | Writable | null {
+    if (this.#streams[slot] == null && this.#child?.captured.includes(slot)) {
+      if (this.#engineCaptured.includes(slot)) this.#takeOver(slot);
+      // The engine read it to the end: an ended stream, as a drained socket would be.
+      else this.#streams[slot] = endedStream();
+    }
+    return this.#streams[slot] ?? null;
+  }
+
+  /** Captures one stream in JavaScript, after `initial` (bytes the engine read first). */
+  #capture(slot: number, stream: Readable | null, initial: Buffer | undefined): void {
+    this.#pending++;
+    this.#captures[slot] = new OutputCapture(
+      stream,
+      this.#policy.maxBuffer,
+      () => this.#terminate("maxBuffer", undefined),
+      initial,
+    );
+    if (stream === null) {
+      this.#done();
+      return;
+    }
+    stream.on("error", () => {});
+    stream.once("close", () => this.#done());
+  }
+
+  /**
+   * A captured stream is being accessed: the engine stops reading it and the
+   * rest flows through a real stream, captured like on the fallback engine.
+   * Data the engine read before is in the result but not replayed (as with a
+   * stream that had already flowed into the capture).
+   */
+  #takeOver(slot: number): void {
+    this.#engineCaptured = this.#engineCaptured.filter((s) => s !== slot);
+    // Held across takeOver(), which may deliver the exit before it returns.
+    this.#pending++;
+    const taken = this.#child!.takeOver(slot);
+    if (taken !== null) {
+      const stream = taken.stream;
+      if (stream !== null && this.#unrefed) (stream as { unref?: () => void }).unref?.();
+      this.#streams[slot] = stream ?? endedStream();
+      this.#capture(slot, taken.stream, taken.bytes);
+    }
+    this.#done();
   }
 
   #signalChild(signal: number): void {
@@ -223,11 +302,14 @@ export class Subprocess implements PromiseLike<SpawnResult> {
 
   #onExit(exit: EngineExit | Error): void {
     this.#clearTimers();
+    const engineCaptured = this.#engineCaptured;
+    this.#engineCaptured = NONE;
     if (exit instanceof Error) {
-      for (const stream of this.stdio) stream?.destroy();
+      for (const stream of this.#streams) stream?.destroy();
       this.#settle({ ok: false, error: exit });
       return;
     }
+    if (engineCaptured.length > 0) this.#engineOutput = exit.output ?? [];
     this.#exit = exit;
     // The leader is gone; finish what a timeout or abort started on the whole group.
     if (this.#killReason !== undefined && this.#policy.ownGroup) {
@@ -241,8 +323,8 @@ export class Subprocess implements PromiseLike<SpawnResult> {
     const exit = this.#exit!;
     this.stdin?.destroy();
     const policy = this.#policy;
-    const stdout = this.#captures[1]?.value(policy.encoding) ?? null;
-    const stderr = this.#captures[2]?.value(policy.encoding) ?? null;
+    const stdout = this.#output(1, policy.encoding);
+    const stderr = this.#output(2, policy.encoding);
     const durationMs = performance.now() - this.#start;
     const failure: FailureReason | null =
       this.#killReason ?? (exit.signal !== null ? "signal" : exit.exitCode !== 0 ? "exit" : null);
@@ -267,6 +349,15 @@ export class Subprocess implements PromiseLike<SpawnResult> {
         failure,
       },
     });
+  }
+
+  #output(slot: number, encoding: BufferEncoding | "buffer"): string | Buffer | null {
+    const capture = this.#captures[slot];
+    if (capture !== undefined) return capture.value(encoding);
+    const output = this.#engineOutput;
+    if (output === undefined || !this.#child!.captured.includes(slot)) return null;
+    const bytes = output[slot] ?? EMPTY;
+    return encoding === "buffer" ? bytes : bytes.toString(encoding);
   }
 
   #failure(

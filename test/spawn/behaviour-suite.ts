@@ -9,6 +9,8 @@ import { spawn as spawnChild, spawnSync } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Readable } from "node:stream";
+import { finished } from "node:stream/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SpawnError, SubprocessError, spawn } from "../../src/index.js";
 import { type BrokenFiles, brokenFiles, inspectBinary } from "../fixtures/build.js";
@@ -107,6 +109,51 @@ export function behaviourSuite(mode: Mode): void {
       expect(leader.killGroup("SIGINT")).toBe(true);
       expect(await leader).toMatchObject({ signal: "SIGINT" });
       expect(leader.killGroup()).toBe(false);
+    });
+
+    it("captures everything when stdout is first read mid-run; the stream carries the rest", async () => {
+      const child = spawn("/bin/sh", ["-c", "echo early; sleep 0.4; echo late"]);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const stdout = child.stdout!;
+      expect(stdout).toBeInstanceOf(Readable);
+      expect(child.stdio[1]).toBe(stdout);
+      expect(child.stdio[2]).toBe(child.stderr);
+      let seen = "";
+      stdout.on("data", (chunk: Buffer) => {
+        seen += chunk.toString();
+      });
+      expect(await child).toMatchObject({ stdout: "early\nlate\n", stderr: "" });
+      expect(seen).toBe("late\n");
+    });
+
+    it("gives an ended stdout stream after the run", async () => {
+      const child = spawn("/bin/sh", ["-c", "echo out"]);
+      await child;
+      const stdout = child.stdout!;
+      expect(stdout).toBeInstanceOf(Readable);
+      const chunks: unknown[] = [];
+      stdout.on("data", (chunk) => chunks.push(chunk));
+      await finished(stdout);
+      expect(chunks).toEqual([]);
+    });
+
+    it("counts output read before stdout was accessed against maxBuffer", async () => {
+      const child = spawn(
+        "/bin/sh",
+        ["-c", "head -c 600 /dev/zero; sleep 0.4; head -c 600 /dev/zero"],
+        {
+          maxBuffer: 1000,
+          encoding: "buffer",
+        },
+      );
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      child.stdout!.on("data", () => {});
+      const error = await child.then(
+        () => undefined,
+        (e: unknown) => e as SubprocessError,
+      );
+      expect(error?.reason).toBe("maxBuffer");
+      expect(error?.stdout).toEqual(Buffer.alloc(1000));
     });
 
     it("kills the child when maxBuffer is exceeded", async () => {

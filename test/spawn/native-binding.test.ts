@@ -3,8 +3,16 @@
  * never a coercion), reports exec failures as Node-style errors, and its
  * handles behave after the child is gone.
  */
+import { readFileSync } from "node:fs";
+import { Socket } from "node:net";
 import { describe, expect, it } from "vitest";
-import { nativeBinding, type RawChildExit, type RawSpawnOptions } from "../../src/native.js";
+import {
+  nativeBinding,
+  type RawChildExit,
+  type RawChildHandle,
+  type RawSpawnOptions,
+} from "../../src/native.js";
+import { openFds } from "../fixtures/process-state.js";
 
 const binding = nativeBinding();
 
@@ -30,6 +38,13 @@ describe.runIf(binding?.spawn !== undefined)("native spawn binding", () => {
     ["a fractional fd", { stdio: [0.5, -1, -1] }],
     ["a string setsid", { setsid: "yes" }],
     ["a missing onExit", { onExit: undefined }],
+    ["an fd below -2", { stdio: [-3, -1, -1] }],
+    ["a capture of a slot that is no pipe", { stdio: [-1, -1, -2], capture: [1] }],
+    ["a capture of stdin", { stdio: [-2, -2, -2], capture: [0] }],
+    ["a repeated capture", { stdio: [-1, -2, -2], capture: [1, 1], captureLimit: 1 }],
+    ["a capture without captureLimit", { stdio: [-1, -2, -1], capture: [1], onOverflow() {} }],
+    ["a capture with captureLimit 0", { stdio: [-1, -2, -1], capture: [1], captureLimit: 0 }],
+    ["a capture without onOverflow", { stdio: [-1, -2, -1], capture: [1], captureLimit: 9 }],
   ])("throws TypeError for %s", (_what, options) => {
     expect(() =>
       options === undefined
@@ -77,5 +92,142 @@ describe.runIf(binding?.spawn !== undefined)("native spawn binding", () => {
     expect(binding!.closeFd!(r)).toBe(0);
     expect(binding!.closeFd!(w)).toBe(0);
     expect(binding!.closeFd!(w)).toBe(-9);
+  });
+
+  const start = (script: string, o: Partial<RawSpawnOptions>) => {
+    const overflows: number[] = [];
+    let handle!: RawChildHandle;
+    const exited = new Promise<RawChildExit>((resolve) => {
+      handle = spawn({
+        file: "/bin/sh",
+        argv: ["sh", "-c", script],
+        onOverflow: (slot) => overflows.push(slot),
+        onExit: (e) => resolve(e as RawChildExit),
+        ...o,
+      });
+    });
+    return { handle, overflows, exited };
+  };
+  // The pidfd is closed in a libuv close callback, just after the exit.
+  const settledFds = async () => {
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    return openFds();
+  };
+  const sh = async (script: string, o: Partial<RawSpawnOptions>) => {
+    const { handle, overflows, exited } = start(script, o);
+    return { exit: await exited, handle, overflows };
+  };
+
+  it("makes a pipe for each -2 slot and hands back the parent ends it does not capture", async () => {
+    const before = await settledFds();
+    const { exit, handle } = await sh("echo out; echo err >&2", { stdio: [-1, -2, -2] });
+    expect(exit.output).toBeUndefined();
+    const fds = handle.fds!;
+    expect(fds[0]).toBe(-1);
+    expect(readFileSync(fds[1]!, "utf8")).toBe("out\n");
+    expect(readFileSync(fds[2]!, "utf8")).toBe("err\n");
+    for (const fd of fds.slice(1)) expect(binding!.closeFd!(fd)).toBe(0);
+    expect(await settledFds()).toEqual(before);
+  });
+
+  it("closes every pipe end it made when the spawn fails", async () => {
+    const before = await settledFds();
+    expect(() =>
+      spawn({
+        file: "/nonexistent",
+        stdio: [-2, -2, -2],
+        capture: [1, 2],
+        captureLimit: 9,
+        onOverflow() {},
+      }),
+    ).toThrow(expect.objectContaining({ code: "ENOENT" }));
+    expect(await settledFds()).toEqual(before);
+  });
+
+  it("reads captured pipes itself and delivers their bytes with the exit", async () => {
+    const before = await settledFds();
+    const { exit, handle } = await sh("echo out; echo err >&2; exit 3", {
+      stdio: [-1, -2, -2],
+      capture: [1, 2],
+      captureLimit: 100,
+    });
+    expect(handle.fds).toBeUndefined();
+    expect(exit).toMatchObject({ exitCode: 3 });
+    expect(exit.output).toEqual([null, Buffer.from("out\n"), Buffer.from("err\n")]);
+    expect(await settledFds()).toEqual(before);
+  });
+
+  it("waits for a captured pipe a grandchild still holds", async () => {
+    const started = Date.now();
+    const { exit } = await sh("(sleep 0.3; echo late) & echo early", {
+      stdio: [-1, -2, -1],
+      capture: [1],
+      captureLimit: 100,
+    });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    expect(exit.output?.[1]?.toString()).toBe("early\nlate\n");
+  });
+
+  it("keeps captureLimit bytes, closes the pipe and reports the overflow", async () => {
+    const { exit, overflows } = await sh("exec yes", {
+      stdio: [-1, -2, -1],
+      capture: [1],
+      captureLimit: 1000.5,
+    });
+    expect(overflows).toEqual([1]);
+    // yes writes on into the closed pipe: EPIPE/SIGPIPE ends it.
+    expect(exit.signal).toBe("SIGPIPE");
+    expect(exit.output?.[1]).toEqual(Buffer.from("y\n".repeat(500)));
+  });
+
+  it("does not count exactly captureLimit bytes as an overflow", async () => {
+    const { exit, overflows } = await sh("printf 12345", {
+      stdio: [-1, -2, -1],
+      capture: [1],
+      captureLimit: 5,
+    });
+    expect(overflows).toEqual([]);
+    expect(exit.output?.[1]?.toString()).toBe("12345");
+  });
+
+  it("takeOver() hands over the fd and the bytes read so far, once", async () => {
+    const before = await settledFds();
+    const { handle, exited } = start("echo early; sleep 0.4; echo late", {
+      stdio: [-1, -2, -2],
+      capture: [1, 2],
+      captureLimit: 100,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const taken = handle.takeOver!(1)!;
+    expect(taken.fd).toBeGreaterThan(2);
+    expect(taken.bytes.toString()).toBe("early\n");
+    expect(handle.takeOver!(1)).toBeNull();
+    expect(handle.takeOver!(0)).toBeNull();
+    const socket = new Socket({ fd: taken.fd, readable: true, writable: false });
+    let rest = "";
+    socket.on("data", (chunk: Buffer) => {
+      rest += chunk.toString();
+    });
+    const closed = new Promise((resolve) => socket.once("close", resolve));
+    const exit = await exited;
+    expect(exit.output).toEqual([null, null, Buffer.alloc(0)]);
+    await closed;
+    expect(rest).toBe("late\n");
+    expect(handle.takeOver!(2)).toBeNull();
+    expect(await settledFds()).toEqual(before);
+  });
+
+  it("takeOver() of a pipe that has ended returns fd -1 and may deliver the exit at once", async () => {
+    const { handle, exited } = start("exec >&-; echo err >&2; sleep 0.3", {
+      stdio: [-1, -2, -2],
+      capture: [1, 2],
+      captureLimit: 100,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(handle.takeOver!(1)).toEqual({ fd: -1, bytes: Buffer.alloc(0) });
+    const exit = await exited;
+    expect(exit.output).toEqual([null, null, Buffer.from("err\n")]);
+    expect(handle.takeOver!(2)).toBeNull();
   });
 });

@@ -1,27 +1,20 @@
 /**
  * The native engine's stdio plumbing, driven with a fake binding: which fd
- * each slot hands to the addon, which ends the parent closes, and what
- * happens when the spawn throws.
+ * each slot hands to the addon, which slots it asks the addon to capture, and
+ * how a captured slot is taken over.
  */
 import { describe, expect, it } from "vitest";
 import type { NativeBinding, RawChildHandle, RawSpawnOptions } from "../../src/native.js";
 import type { EngineRequest } from "../../src/spawn/engine.js";
 import { canSpawnNatively, nativeEngine } from "../../src/spawn/native-engine.js";
 
-function fakeBinding(fail?: Error) {
-  const closed: number[] = [];
+function fakeBinding(fail?: Error, handleExtras: Partial<RawChildHandle> = {}) {
   const calls: RawSpawnOptions[] = [];
-  let nextFd = 100;
   const binding = {
     sourceStamp: "fake",
     napiVersion: 8,
     probe: () => {
       throw new Error("unused");
-    },
-    pipe: (): [number, number] => [nextFd++, nextFd++],
-    closeFd: (fd: number) => {
-      closed.push(fd);
-      return 0;
     },
     spawn: (options: RawSpawnOptions): RawChildHandle => {
       calls.push(options);
@@ -33,10 +26,11 @@ function fakeBinding(fail?: Error) {
         ref: () => {},
         unref: () => {},
         hasRef: () => true,
+        ...handleExtras,
       };
     },
   } satisfies NativeBinding;
-  return { binding, closed, calls };
+  return { binding, calls };
 }
 
 const request = (stdio: EngineRequest["stdio"]): EngineRequest => ({
@@ -51,30 +45,58 @@ const request = (stdio: EngineRequest["stdio"]): EngineRequest => ({
 });
 
 describe("nativeEngine", () => {
-  it("needs spawn, pipe and closeFd", () => {
+  it("needs spawn", () => {
     expect(canSpawnNatively(null)).toBe(false);
     expect(canSpawnNatively(fakeBinding().binding)).toBe(true);
-    const { closeFd: _omit, ...partial } = fakeBinding().binding;
+    const { spawn: _omit, ...partial } = fakeBinding().binding;
     expect(canSpawnNatively(partial as NativeBinding)).toBe(false);
   });
 
-  it("maps each slot to the fd the child gets and closes the child ends", () => {
-    const { binding, closed, calls } = fakeBinding();
-    // Only "ignore"/"inherit"/fd slots here: a "pipe" would wrap fake fds in sockets.
-    nativeEngine(binding).start(request(["ignore", "inherit", 7, "inherit"]), () => {});
-    expect(calls[0]?.stdio).toEqual([-1, 1, 7, 3]);
-    expect(closed).toEqual([]);
+  it("maps each slot to the fd the child gets (-2: the addon makes a pipe)", () => {
+    const { binding, calls } = fakeBinding();
+    const child = nativeEngine(binding).start(
+      request(["ignore", "inherit", 7, "inherit", "pipe"]),
+      () => {},
+    );
+    expect(calls[0]?.stdio).toEqual([-1, 1, 7, 3, -2]);
+    expect(calls[0]?.capture).toBeUndefined();
+    // No `fds` from the (fake) addon: no parent ends to wrap.
+    expect(child.streams).toEqual([null, null, null, null, null]);
+    expect(child.captured).toEqual([]);
   });
 
-  it("closes both ends of every pipe when the spawn throws", () => {
+  it("passes a spawn failure through", () => {
     const failure = Object.assign(new Error("posix_spawn ENOENT /x"), { code: "ENOENT" });
-    const { binding, closed, calls } = fakeBinding(failure);
+    const { binding, calls } = fakeBinding(failure);
     expect(() =>
       nativeEngine(binding).start(request(["pipe", "pipe", "ignore"]), () => {}),
     ).toThrow(failure);
-    // stdin: child gets the read end (100); stdout: child gets the write end (103).
-    expect(calls[0]?.stdio).toEqual([100, 103, -1]);
-    expect([...closed].sort()).toEqual([100, 101, 102, 103]);
+    expect(calls[0]?.stdio).toEqual([-2, -2, -1]);
+  });
+
+  it("asks the addon to capture, and reports overflows and take-overs", () => {
+    const bytes = Buffer.from("early");
+    const taken: number[] = [];
+    const { binding, calls } = fakeBinding(undefined, {
+      takeOver: (slot: number) => {
+        taken.push(slot);
+        return slot === 2 ? { fd: -1, bytes } : null;
+      },
+    });
+    const overflows: number[] = [];
+    const child = nativeEngine(binding).start(
+      { ...request(["ignore", "pipe", "pipe"]), capture: { slots: [1, 2], maxBuffer: 10.5 } },
+      () => {},
+      (slot) => overflows.push(slot),
+    );
+    expect(calls[0]).toMatchObject({ stdio: [-1, -2, -2], capture: [1, 2], captureLimit: 10.5 });
+    expect(child.captured).toEqual([1, 2]);
+    calls[0]!.onOverflow!.call(undefined as unknown as RawChildHandle, 2);
+    expect(overflows).toEqual([2]);
+    // A pipe that already ended comes back without a stream.
+    expect(child.takeOver(2)).toEqual({ stream: null, bytes });
+    expect(child.takeOver(1)).toBeNull();
+    expect(taken).toEqual([2, 1]);
   });
 
   it("hands exits through, and turns a throwing listener into an uncaught exception", async () => {
