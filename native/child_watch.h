@@ -13,7 +13,8 @@
 // killed.
 //
 // Captured output: the parent's ends of the pipes JavaScript asks the addon
-// to capture are polled the same way (uv_poll_t, O_NONBLOCK) and read into
+// to capture are polled the same way (uv_poll_t; uv_poll_init makes the read
+// end O_NONBLOCK, so a drained pipe reads EAGAIN, never blocks) and read into
 // memory, at most `limit` bytes each. A pipe ends at EOF, a read error, or
 // overflow (more than `limit` bytes: the first `limit` are kept, the fd is
 // closed so the writer gets EPIPE, and onOverflow(slot) is called at once).

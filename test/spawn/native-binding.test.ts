@@ -3,8 +3,10 @@
  * never a coercion), reports exec failures as Node-style errors, and its
  * handles behave after the child is gone.
  */
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   nativeBinding,
@@ -159,14 +161,34 @@ describe.runIf(binding?.spawn !== undefined)("native spawn binding", () => {
   });
 
   it("waits for a captured pipe a grandchild still holds", async () => {
-    const started = Date.now();
     const { exit } = await sh("(sleep 0.3; echo late) & echo early", {
       stdio: [-1, -2, -1],
       capture: [1],
       captureLimit: 100,
     });
-    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
     expect(exit.output?.[1]?.toString()).toBe("early\nlate\n");
+  });
+
+  it("never blocks the event loop on a captured pipe that is open but empty", async () => {
+    // The child writes, then waits for a file only this event loop creates: a
+    // read that blocked on the drained pipe would never let the timer run.
+    const dir = mkdtempSync(join(tmpdir(), "exactspawn-nonblock-"));
+    const flag = join(dir, "go");
+    try {
+      const { exited } = start(
+        `echo early; until [ -e '${flag}' ]; do sleep 0.01; done; echo late`,
+        {
+          stdio: [-1, -2, -1],
+          capture: [1],
+          captureLimit: 100,
+        },
+      );
+      setTimeout(() => writeFileSync(flag, ""), 50);
+      const exit = await exited;
+      expect(exit.output?.[1]?.toString()).toBe("early\nlate\n");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("keeps captureLimit bytes, closes the pipe and reports the overflow", async () => {
