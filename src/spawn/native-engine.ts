@@ -82,6 +82,19 @@ function stdioFds(request: EngineRequest): number[] {
   return fds;
 }
 
+/** Never lets an exception travel back into the addon's loop callback: it is rethrown on the next tick. */
+function guarded<T>(callback: (arg: T) => void): (arg: T) => void {
+  return (arg) => {
+    try {
+      callback(arg);
+    } catch (error) {
+      process.nextTick(() => {
+        throw error;
+      });
+    }
+  };
+}
+
 export function nativeEngine(binding: SpawnCapable): Engine {
   return {
     native: true,
@@ -100,30 +113,10 @@ export function nativeEngine(binding: SpawnCapable): Engine {
         stdio: stdioFds(request),
         capture: captured.length > 0 ? captured : undefined,
         captureLimit: captured.length > 0 ? capture!.maxBuffer : undefined,
-        onOverflow:
-          captured.length > 0
-            ? (slot) => {
-                try {
-                  onOverflow?.(slot);
-                } catch (error) {
-                  process.nextTick(() => {
-                    throw error;
-                  });
-                }
-              }
-            : undefined,
+        onOverflow: captured.length > 0 ? guarded((slot) => onOverflow?.(slot)) : undefined,
         setsid: request.setsid,
         setpgroup: request.setpgroup,
-        onExit: (raw) => {
-          try {
-            onExit(toExit(raw));
-          } catch (error) {
-            // Never let an exception travel back into the addon's loop callback.
-            process.nextTick(() => {
-              throw error;
-            });
-          }
-        },
+        onExit: guarded((raw) => onExit(toExit(raw))),
       });
       return new NativeChild(handle, request.stdio.length, captured);
     },
