@@ -88,6 +88,11 @@ function badValue(where: string, name: string, problem: string): never {
   throw new InvalidEnvError(`${where}: the value of ${displayName(name)} ${problem}`, name);
 }
 
+/** `NAME=value\0` in UTF-8 bytes, unchecked: for names and values validated when their env was built. */
+export function pairBytes(name: string, value: string): number {
+  return Buffer.byteLength(name, "utf8") + Buffer.byteLength(value, "utf8") + 2;
+}
+
 /** Size of `NAME=value\0` as the kernel counts it (UTF-8 bytes). Validates both parts. */
 export function envPairBytes(name: string, value: EnvValue): number {
   assertEnvName(name, "envPairBytes");

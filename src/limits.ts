@@ -36,7 +36,8 @@ const MIB = 1024 * KIB;
 const EXEC_LIMIT_CAP = 6 * MIB;
 /** The kernel's minimum argument area, ARG_MAX = 32 pages. */
 const EXEC_LIMIT_MIN = 128 * KIB;
-const POINTER_BYTES = 8;
+/** Bytes of one argv or envp pointer in the exec model (64-bit). */
+export const POINTER_BYTES = 8;
 
 /** A probed size: a number of bytes, "unlimited", or null when the read failed. */
 export type ProbedSize = number | "unlimited" | null;

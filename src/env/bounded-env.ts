@@ -9,12 +9,12 @@
  * Used for bash steps (after planSpill) and on its own for agent children.
  */
 import { Buffer } from "node:buffer";
+import { pairBytes } from "../env-input.js";
 import { compareNames, EnvBudgetError, InvalidEnvError, type SizedName } from "../errors.js";
+import { POINTER_BYTES } from "../limits.js";
 import { type Logger, logger } from "../log.js";
 import { defaultProtectedNames, isProtectedName, type ProtectedNames } from "./names.js";
 import type { ArgvSize } from "./spill-plan.js";
-
-const POINTER_BYTES = 8;
 
 export interface BoundedEnvInput {
   /** The environment as it would be passed to the child. Not modified. */
@@ -45,11 +45,6 @@ export interface BoundedEnv {
   /** Exact-model bytes of the result. */
   readonly footprint: number;
   readonly limit: number;
-}
-
-/** `NAME=value\0` UTF-8 bytes, unchecked (the env was validated when it was built). */
-export function pairBytes(name: string, value: string): number {
-  return Buffer.byteLength(name, "utf8") + Buffer.byteLength(value, "utf8") + 2;
 }
 
 /** pairBytes of every variable, by name. */

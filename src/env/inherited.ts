@@ -7,7 +7,7 @@
  * Pure; the only side effect is the optional name-and-size WARN for strings
  * the filter drops.
  */
-import { Buffer } from "node:buffer";
+import { pairBytes } from "../env-input.js";
 import { displayName } from "../errors.js";
 import { MAX_ARG_STRLEN } from "../limits.js";
 import { logger as defaultLogger, type Logger } from "../log.js";
@@ -119,11 +119,6 @@ export function isEssentialName(name: string, caseInsensitive = false): boolean 
     return true;
   }
   return ESSENTIAL_ENV_PREFIXES.some((prefix) => key.startsWith(prefix));
-}
-
-/** `NAME=value\0` in UTF-8 bytes. */
-function pairBytes(name: string, value: string): number {
-  return Buffer.byteLength(name, "utf8") + Buffer.byteLength(value, "utf8") + 2;
 }
 
 /**

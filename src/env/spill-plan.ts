@@ -18,12 +18,10 @@
  */
 import { Buffer } from "node:buffer";
 import { compareNames, SpillError } from "../errors.js";
-import { PER_VALUE_ENV_CAP } from "../limits.js";
+import { PER_VALUE_ENV_CAP, POINTER_BYTES } from "../limits.js";
 import { type Logger, logger } from "../log.js";
 import { measureEnv } from "./bounded-env.js";
 import { isSpillableName } from "./names.js";
-
-const POINTER_BYTES = 8;
 
 /** The size of an argv as the exact exec model counts it. */
 export interface ArgvSize {

@@ -14,11 +14,12 @@
  */
 import type { Buffer } from "node:buffer";
 import { tmpdir as osTmpdir } from "node:os";
-import { type BoundedEnv, boundedEnv, measureArgv, pairBytes } from "../env/bounded-env.js";
+import { type BoundedEnv, boundedEnv, measureArgv } from "../env/bounded-env.js";
 import { inheritedNames, type LayeredEnv, type LayerSkip } from "../env/layers.js";
 import type { StepWithRetiredFields } from "../env/retired-fields.js";
 import { planSpill, type SpillPlan } from "../env/spill-plan.js";
 import { type StepValueSkip, type StepValues, stepValueEnv } from "../env/step-values.js";
+import { pairBytes } from "../env-input.js";
 import { compareNames, InvalidEnvError, type SizedName } from "../errors.js";
 import { type Limits, probeLimits } from "../limits.js";
 import type { Logger } from "../log.js";
