@@ -11,9 +11,10 @@
 // Usage: node scripts/soak.mjs [--steps N] [--json]   (default N = 50,000)
 // Needs dist/ (npm run compile). Exit status 0 only when nothing failed,
 // nothing leaked and no directory was left.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { openFdCount, zombieChildren } from "./proc-state.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const { createRuntime, PER_VALUE_ENV_CAP, envByteBudget, nativeStatus } = await import(
@@ -36,20 +37,9 @@ const random = () => {
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 };
 
-const fds = () => readdirSync("/proc/self/fd").length;
+const fds = openFdCount;
 const rssMiB = () => Math.round(process.memoryUsage.rss() / 1048576);
-const zombies = () =>
-  readdirSync("/proc")
-    .filter((e) => /^\d+$/.test(e))
-    .filter((e) => {
-      try {
-        const stat = readFileSync(`/proc/${e}/stat`, "utf8");
-        const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-        return f[0] === "Z" && Number(f[1]) === process.pid;
-      } catch {
-        return false;
-      }
-    }).length;
+const zombies = () => zombieChildren().length;
 
 const privateTmp = mkdtempSync(join(tmpdir(), "exactspawn-soak-"));
 const runtime = createRuntime({ parentEnv: { PATH: process.env.PATH ?? "/usr/bin:/bin" } });

@@ -18,19 +18,11 @@ import { pathToFileURL } from "node:url";
 const root = resolve(import.meta.dirname, "../..");
 export const DIST_URL = pathToFileURL(join(root, "dist/index.js")).href;
 
+const PROC_STATE_URL = pathToFileURL(join(root, "scripts/proc-state.mjs")).href;
+
 const PRELUDE = `
-import { readdirSync as __readdir, readFileSync as __read, readlinkSync as __readlink } from "node:fs";
-const fds = () => __readdir("/proc/self/fd").length;
-const pidfds = () => __readdir("/proc/self/fd").filter((fd) => {
-  try { return __readlink("/proc/self/fd/" + fd) === "anon_inode:[pidfd]"; } catch { return false; }
-}).length;
-const zombies = () => __readdir("/proc").filter((e) => /^\\d+$/.test(e)).filter((e) => {
-  try {
-    const stat = __read("/proc/" + e + "/stat", "utf8");
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return f[0] === "Z" && Number(f[1]) === process.pid;
-  } catch { return false; }
-}).length;
+import { openFdCount as fds, pidfdCount as pidfds, zombieChildren as __zombieChildren } from ${JSON.stringify(PROC_STATE_URL)};
+const zombies = () => __zombieChildren().length;
 const settle = async (check, ms = 20000) => {
   const end = Date.now() + ms;
   while (!check() && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
