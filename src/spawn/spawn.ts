@@ -54,10 +54,6 @@ function offenders(
   return all.sort((a, b) => b.bytes - a.bytes).slice(0, LARGEST);
 }
 
-function argText(arg: string | Buffer): string {
-  return typeof arg === "string" ? arg : arg.toString("utf8");
-}
-
 function failedBeforeStart(error: unknown): Subprocess {
   const failing: Engine = {
     native: currentEngine().native,
@@ -77,8 +73,6 @@ function failedBeforeStart(error: unknown): Subprocess {
     input: undefined,
     ownGroup: false,
     ref: true,
-    argvText: [],
-    envNames: [],
   });
 }
 
@@ -155,8 +149,6 @@ export function spawn(
     input: o.input,
     ownGroup: o.setsid || o.processGroup,
     ref: o.ref,
-    argvText: argv.map(argText),
-    envNames: entries.map((e) => e.name),
   });
 }
 

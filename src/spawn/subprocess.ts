@@ -51,14 +51,16 @@ export type RunPolicy = Pick<
   | "ref"
 > & {
   readonly ownGroup: boolean;
-  readonly argvText: readonly string[];
-  readonly envNames: readonly string[];
 };
 
 type Outcome = { ok: true; value: SpawnResult } | { ok: false; error: unknown };
 
 const NONE: readonly number[] = [];
 const EMPTY = Buffer.alloc(0);
+
+function argText(arg: string | Buffer): string {
+  return typeof arg === "string" ? arg : arg.toString("utf8");
+}
 
 /** A readable stream with nothing left: what a fully consumed pipe looks like. */
 function endedStream(): Readable {
@@ -74,6 +76,8 @@ export class Subprocess implements PromiseLike<SpawnResult> {
   readonly native: boolean;
 
   readonly #policy: RunPolicy;
+  /** undefined when the spawn failed before a request existed (see spawn.ts failedBeforeStart). */
+  readonly #request: EngineRequest | undefined;
   readonly #child: EngineChild | undefined;
   readonly #start: number;
   /** Parent ends by slot; a slot the engine captures stays null until it is taken over. */
@@ -98,6 +102,7 @@ export class Subprocess implements PromiseLike<SpawnResult> {
 
   constructor(engine: Engine, request: EngineRequest, policy: RunPolicy) {
     this.#policy = policy;
+    this.#request = request;
     this.native = engine.native;
     this.#start = performance.now();
     if (policy.signal?.aborted) {
@@ -371,8 +376,9 @@ export class Subprocess implements PromiseLike<SpawnResult> {
   ): SubprocessError {
     return new SubprocessError({
       reason,
-      argv: this.#policy.argvText,
-      envNames: this.#policy.envNames,
+      // Built only for a failure: a run that succeeds never pays for them.
+      argv: this.#request?.argv.map(argText) ?? [],
+      envNames: this.#request?.entries.map((e) => e.name) ?? [],
       exitCode: exit?.exitCode ?? null,
       signal: exit?.signal ?? null,
       stdout: output?.stdout ?? null,
