@@ -11,9 +11,10 @@
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { NativeBinding, RawChildExit, RawSpawnOptions } from "../../src/native.js";
+import type { NativeBinding, RawChildExit } from "../../src/native.js";
 import { nativeBinding, nativeStatus } from "../../src/native.js";
 import { eventually, openFds, zombieChildren } from "../fixtures/process-state.js";
+import { rawSpawnOptions } from "../fixtures/raw-spawn.js";
 
 const fixture = resolve(import.meta.dirname, "../fixtures/boundary-fuzz.mjs");
 
@@ -56,17 +57,6 @@ function fuzz(
 const binding = (): NativeBinding & Required<Pick<NativeBinding, "spawn" | "pipe" | "closeFd">> =>
   nativeBinding() as NativeBinding & Required<Pick<NativeBinding, "spawn" | "pipe" | "closeFd">>;
 
-function valid(overrides: Partial<Record<keyof RawSpawnOptions, unknown>> = {}): RawSpawnOptions {
-  return {
-    file: "/bin/true",
-    argv: ["true"],
-    envp: [],
-    stdio: [-1, -1, -1],
-    onExit: () => {},
-    ...overrides,
-  } as RawSpawnOptions;
-}
-
 describe.runIf(nativeStatus().loaded)("fuzzing the native boundary (in a child process)", () => {
   const seeds = [1, Number(process.env["EXACTSPAWN_FUZZ_SEED"] ?? 20261202)];
   it.each(seeds)("seed %i: thousands of random calls, no crash, no coercion, no leak", (seed) => {
@@ -99,7 +89,7 @@ describe.runIf(nativeStatus().loaded)("boundary regressions found by the fuzz", 
   it("a sparse stdio array claiming 2^32 - 1 slots is refused without allocating for them", () => {
     // Before the fix: std::vector<int>(length) zero-filled 16 GiB before reading slot 0.
     const stdio = new Array(2 ** 32 - 1).fill(-1, 0, 4);
-    expect(() => binding().spawn(valid({ stdio }))).toThrow(
+    expect(() => binding().spawn(rawSpawnOptions({ stdio }))).toThrow(
       new TypeError("spawn: stdio must have at most 1048576 slots"),
     );
   });
@@ -108,10 +98,10 @@ describe.runIf(nativeStatus().loaded)("boundary regressions found by the fuzz", 
     // Before the fix: reserve(2^32 - 1) std::strings (bad_alloc, or an ASan abort).
     const argv = new Array(2 ** 32 - 1);
     argv[0] = "true";
-    expect(() => binding().spawn(valid({ argv }))).toThrow(
+    expect(() => binding().spawn(rawSpawnOptions({ argv }))).toThrow(
       new TypeError("spawn: argv[1] must be a string or Buffer"),
     );
-    expect(() => binding().spawn(valid({ envp: new Array(2 ** 32 - 1) }))).toThrow(
+    expect(() => binding().spawn(rawSpawnOptions({ envp: new Array(2 ** 32 - 1) }))).toThrow(
       new TypeError("spawn: envp[0] must be a string or Buffer"),
     );
   });
@@ -120,7 +110,7 @@ describe.runIf(nativeStatus().loaded)("boundary regressions found by the fuzz", 
     // Before the fix: `high = INT_MAX + 1` (undefined behaviour, UBSan aborts).
     let caught: unknown;
     try {
-      binding().spawn(valid({ stdio: [2 ** 31 - 1, 0, 1] }));
+      binding().spawn(rawSpawnOptions({ stdio: [2 ** 31 - 1, 0, 1] }));
     } catch (error) {
       caught = error;
     }
@@ -131,9 +121,9 @@ describe.runIf(nativeStatus().loaded)("boundary regressions found by the fuzz", 
     "a non-integer or out-of-range number %s is a TypeError for stdio, kill and closeFd",
     (value) => {
       // Before the fix these were converted to int before the range check (undefined).
-      expect(() => binding().spawn(valid({ stdio: [-1, -1, value] }))).toThrow(TypeError);
+      expect(() => binding().spawn(rawSpawnOptions({ stdio: [-1, -1, value] }))).toThrow(TypeError);
       expect(() => binding().closeFd(value)).toThrow(TypeError);
-      const handle = binding().spawn(valid());
+      const handle = binding().spawn(rawSpawnOptions());
       expect(() => handle.kill(value)).toThrow(TypeError);
       expect(() => handle.killGroup(value)).toThrow(TypeError);
     },
@@ -144,14 +134,14 @@ describe.runIf(nativeStatus().loaded)("boundary regressions found by the fuzz", 
     const exits: Array<RawChildExit | Error> = [];
     for (let i = 0; i < 5; i++) {
       binding().spawn(
-        valid({
+        rawSpawnOptions({
           onExit: () => {
             throw new Error("onExit throws");
           },
         }),
       );
     }
-    binding().spawn(valid({ onExit: (exit: RawChildExit | Error) => exits.push(exit) }));
+    binding().spawn(rawSpawnOptions({ onExit: (exit: RawChildExit | Error) => exits.push(exit) }));
     expect(await eventually(() => exits.length === 1)).toBe(true);
     expect(exits[0]).toMatchObject({ exitCode: 0, signal: null });
     // Eventually: children of earlier tests may have exited and not yet been reaped.
@@ -162,15 +152,15 @@ describe.runIf(nativeStatus().loaded)("boundary regressions found by the fuzz", 
   it("Buffers and strings with NUL are refused in every string field", () => {
     const nul = ["a\0b", Buffer.from("A=\0")];
     for (const bad of nul) {
-      expect(() => binding().spawn(valid({ argv: ["true", bad] }))).toThrow(/NUL byte/);
-      expect(() => binding().spawn(valid({ envp: [bad] }))).toThrow(/NUL byte/);
+      expect(() => binding().spawn(rawSpawnOptions({ argv: ["true", bad] }))).toThrow(/NUL byte/);
+      expect(() => binding().spawn(rawSpawnOptions({ envp: [bad] }))).toThrow(/NUL byte/);
     }
-    expect(() => binding().spawn(valid({ file: "/bin/true\0x" }))).toThrow(TypeError);
-    expect(() => binding().spawn(valid({ cwd: "/\0tmp" }))).toThrow(TypeError);
+    expect(() => binding().spawn(rawSpawnOptions({ file: "/bin/true\0x" }))).toThrow(TypeError);
+    expect(() => binding().spawn(rawSpawnOptions({ cwd: "/\0tmp" }))).toThrow(TypeError);
   });
 
   it("a getter that throws surfaces its own error and spawns nothing", async () => {
-    const options = valid();
+    const options = rawSpawnOptions();
     Object.defineProperty(options, "onExit", {
       get() {
         throw new RangeError("getter");

@@ -15,19 +15,12 @@ import {
   type RawSpawnOptions,
 } from "../../src/native.js";
 import { openFds } from "../fixtures/process-state.js";
+import { rawSpawnOptions } from "../fixtures/raw-spawn.js";
 
 const binding = nativeBinding();
 
 describe.runIf(binding?.spawn !== undefined)("native spawn binding", () => {
-  const spawn = (o: Partial<RawSpawnOptions>) =>
-    binding!.spawn!({
-      file: "/bin/true",
-      argv: ["true"],
-      envp: [],
-      stdio: [-1, -1, -1],
-      onExit: () => {},
-      ...o,
-    } as RawSpawnOptions);
+  const spawn = (o: Partial<RawSpawnOptions>) => binding!.spawn!(rawSpawnOptions(o));
 
   it.each([
     ["a missing options object", undefined],
