@@ -37,11 +37,10 @@ class NativeChild implements EngineChild {
     this.pid = handle.pid;
     this.captured = captured;
     const fds = handle.fds;
-    if (fds === undefined) {
-      this.streams = stdioCount === 3 ? [null, null, null] : new Array(stdioCount).fill(null);
-    } else {
-      this.streams = fds.map((fd, slot) => (fd < 0 ? null : socketFor(fd, slot)));
-    }
+    this.streams =
+      fds === undefined
+        ? new Array(stdioCount).fill(null)
+        : fds.map((fd, slot) => (fd < 0 ? null : socketFor(fd, slot)));
   }
   kill(signal: number): number {
     return this.#handle.kill(signal);
