@@ -5,6 +5,7 @@ import { EXPLAIN_HELP, runExplain } from "./cli/explain-command.js";
 import { LIMITS_HELP, runLimits } from "./cli/limits-command.js";
 import { RUN_HELP, runRun } from "./cli/run-command.js";
 import { isUsageError } from "./cli/usage-error.js";
+import { firstLine } from "./errors.js";
 
 const HELP = `Usage: exactspawn <command> [options]
 
@@ -40,7 +41,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     return await command.run(rest);
   } catch (error) {
-    const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    const message = firstLine(error);
     process.stderr.write(`exactspawn ${name}: ${message}\n`);
     return isUsageError(error) ? 2 : 1;
   }

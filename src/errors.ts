@@ -151,6 +151,11 @@ export function compareNames(a: string, b: string): number {
  * Renders a name for a message: printable ASCII as is, anything else escaped,
  * long names shortened. Names are never secret, but they may be hostile.
  */
+/** The first line of an error's message (of String(error) for a non-Error): for one-line reports. */
+export function firstLine(error: unknown): string {
+  return error instanceof Error ? (error.message.split("\n")[0] ?? "") : String(error);
+}
+
 export function displayName(name: string): string {
   const escaped = JSON.stringify(name).slice(1, -1);
   return escaped.length > 80 ? `${escaped.slice(0, 77)}...` : escaped;

@@ -9,6 +9,7 @@
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { firstLine } from "./errors.js";
 import { logger } from "./log.js";
 
 /** One probed field: a number, "unlimited", or the errno name of a failed read. */
@@ -131,7 +132,7 @@ function load(): { binding: NativeBinding | null; status: NativeStatus } {
     const binding = nodeGypBuild(PACKAGE_ROOT);
     return { binding, status: { loaded: true, reason: undefined, platform } };
   } catch (error) {
-    const cause = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    const cause = firstLine(error);
     const reason = `could not load the native addon on ${platform}: ${cause}`;
     if ((process.env["EXACTSPAWN_NATIVE"] ?? "").toLowerCase() === "required") {
       throw new Error(reason, { cause: error });

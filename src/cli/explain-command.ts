@@ -4,6 +4,7 @@
  * Plans only (no files, no spawn) and never prints a value.
  */
 import { parseArgs } from "node:util";
+import { firstLine } from "../errors.js";
 import { explainReport, explainTable } from "./explain-view.js";
 import { STEP_OPTIONS, STEP_OPTIONS_HELP, stepRequest } from "./step-options.js";
 import { planStep, runtimeFor } from "./step-plan.js";
@@ -41,7 +42,7 @@ export function runExplain(argv: string[]): number {
   try {
     report = explainReport(planStep(runtime, request), request.command, request.limitsSource);
   } catch (error) {
-    const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    const message = firstLine(error);
     process.stderr.write(`exactspawn explain: ${message}\n`);
     return 1;
   }

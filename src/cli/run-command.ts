@@ -6,6 +6,7 @@
  */
 import { constants } from "node:os";
 import { parseArgs } from "node:util";
+import { firstLine } from "../errors.js";
 import { probeLimits } from "../limits.js";
 import type { BashStepResult } from "../spawn/bash-step.js";
 import { explainReport, explainTable } from "./explain-view.js";
@@ -74,7 +75,7 @@ export async function runRun(argv: string[]): Promise<number> {
   }
   const runtime = runtimeFor(request);
   const fail = (error: unknown): number => {
-    const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    const message = firstLine(error);
     process.stderr.write(`exactspawn run: ${message}\n`);
     return EXIT_CANNOT_RUN;
   };
@@ -122,7 +123,7 @@ export async function runRun(argv: string[]): Promise<number> {
     process.stderr.write(`exactspawn run: the step timed out after ${values.timeout} s\n`);
     return EXIT_TIMEOUT;
   }
-  if (received !== undefined) return 128 + (constants.signals[received] ?? 0);
+  if (received !== undefined) return signalExit(received);
   if (result.exitCode !== null) return result.exitCode;
   return signalExit(result.signal);
 }
