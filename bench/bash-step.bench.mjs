@@ -11,34 +11,18 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import pino from "pino";
 import { createRuntime, renderPreamble, spawn, writeSpillFiles } from "../dist/index.js";
+import { median } from "./stats.mjs";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 60);
 const PLAN_RUNS = 500;
 const KIB = 1024;
 
-const silent = {
-  debug() {},
-  info() {},
-  warn() {},
-  error() {},
-  trace() {},
-  fatal() {},
-  child() {
-    return silent;
-  },
-  level: "silent",
-};
-const runtime = createRuntime({ logger: silent });
+const runtime = createRuntime({ logger: pino({ level: "silent" }) });
 const bash = runtime.interpreter();
 const small = { x: "y".repeat(64) };
 const large = { x: "y".repeat(200 * KIB) };
-
-function median(samples) {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
 
 async function time(fn) {
   const start = process.hrtime.bigint();

@@ -10,12 +10,7 @@ import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import pino from "pino";
 import { createRuntime } from "../dist/index.js";
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
+import { median } from "./stats.mjs";
 
 function parentEnv() {
   const env = {

@@ -9,6 +9,7 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 import { nativeStatus, spawn } from "../dist/index.js";
+import { median } from "./stats.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const TRUE = "/bin/true";
@@ -68,11 +69,6 @@ const cpIgnore = () =>
     child.on("error", reject);
     child.on("exit", resolve);
   });
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-};
 
 /** Interleaves the contenders round by round so drift hits all alike. */
 async function compare(name, contenders) {

@@ -2,6 +2,7 @@
 // planSpill (with the bash argv sizer), and of planSpill + boundedEnv.
 // Goal: ≤ 1 ms median. Run: npm run build && node bench/spill-plan.bench.mjs
 import { bashArgvSizer, boundedEnv, PER_VALUE_ENV_CAP, planSpill } from "../dist/index.js";
+import { median } from "./stats.mjs";
 
 const WARMUP = 300;
 const RUNS = 3000;
@@ -43,11 +44,6 @@ const silent = {
   trace() {},
   fatal() {},
 };
-
-function median(samples) {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
 
 function bench(label, fn) {
   for (let i = 0; i < WARMUP; i++) fn();
