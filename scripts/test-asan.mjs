@@ -62,7 +62,7 @@ run(
           "test/spawn/lifecycle.test.ts",
           "test/spawn/native-binding.test.ts",
           "test/spawn/native-engine.test.ts",
-          "test/spawn/runtime-spawn.test.ts",
+          "test/step/runtime-spawn.test.ts",
           "test/faults",
         ]),
   ],

@@ -122,6 +122,21 @@ export {
   type RuntimeConfig,
   type RuntimeOptions,
 } from "./runtime.js";
+export type {
+  EngineExit,
+  ResourceUsage,
+  StdioSlot,
+} from "./spawn/engine.js";
+export { FallbackUnsupportedError } from "./spawn/fallback-engine.js";
+export { spawn } from "./spawn/spawn.js";
+export {
+  type FailureReason,
+  type OffendingString,
+  SpawnError,
+  SubprocessError,
+} from "./spawn/spawn-errors.js";
+export type { SpawnOptions } from "./spawn/spawn-options.js";
+export { type SpawnResult, Subprocess } from "./spawn/subprocess.js";
 export {
   type BashArgvSizerInput,
   type BashInvocation,
@@ -131,32 +146,17 @@ export {
   composeScript,
   INLINE_SCRIPT_MAX_BYTES,
   scriptNeedsFile,
-} from "./spawn/bash-script.js";
-export type {
-  EngineExit,
-  ResourceUsage,
-  StdioSlot,
-} from "./spawn/engine.js";
-export { FallbackUnsupportedError } from "./spawn/fallback-engine.js";
+} from "./step/bash-script.js";
 export {
   PREAMBLE_FAILURE_STATUS,
   renderPreamble,
   type SpillFileRef,
   singleQuote,
-} from "./spawn/preamble.js";
-export { spawn } from "./spawn/spawn.js";
-export {
-  type FailureReason,
-  type OffendingString,
-  SpawnError,
-  SubprocessError,
-} from "./spawn/spawn-errors.js";
-export type { SpawnOptions } from "./spawn/spawn-options.js";
+} from "./step/preamble.js";
 export {
   type ScriptFile,
   type SpillFiles,
   type TempFileOptions,
   writeScriptFile,
   writeSpillFiles,
-} from "./spawn/spill-files.js";
-export { type SpawnResult, Subprocess } from "./spawn/subprocess.js";
+} from "./step/spill-files.js";

@@ -39,16 +39,16 @@ import {
 import { retiredFieldWarner } from "./env/retired-fields.js";
 import { compareNames } from "./errors.js";
 import type { Logger } from "./log.js";
+import type { Subprocess } from "./spawn/subprocess.js";
 import {
   type BashStepOptions,
   type BashStepPlan,
   type BashStepResult,
   planBashStep,
   runBashStep,
-} from "./spawn/bash-step.js";
-import { resolveInterpreter } from "./spawn/interpreter.js";
-import { type RuntimeSpawnOptions, runtimeSpawn } from "./spawn/runtime-spawn.js";
-import type { Subprocess } from "./spawn/subprocess.js";
+} from "./step/bash-step.js";
+import { resolveInterpreter } from "./step/interpreter.js";
+import { type RuntimeSpawnOptions, runtimeSpawn } from "./step/runtime-spawn.js";
 
 /** A host-supplied set of variables: a record (own enumerable keys) or a Map. */
 export type EnvRecord = Readonly<Record<string, string | undefined>> | ReadonlyMap<string, string>;

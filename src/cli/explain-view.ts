@@ -5,7 +5,7 @@
  */
 import { Buffer } from "node:buffer";
 import { displayName } from "../errors.js";
-import type { BashStepPlan, VariableFate } from "../spawn/bash-step.js";
+import type { BashStepPlan, VariableFate } from "../step/bash-step.js";
 import { colorEnabled, formatBytes, paint } from "./format.js";
 
 export const EXPLAIN_SCHEMA = "exactspawn.explain/v1";

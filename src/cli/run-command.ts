@@ -8,7 +8,7 @@ import { constants } from "node:os";
 import { parseArgs } from "node:util";
 import { firstLine } from "../errors.js";
 import { probeLimits } from "../limits.js";
-import type { BashStepResult } from "../spawn/bash-step.js";
+import type { BashStepResult } from "../step/bash-step.js";
 import { explainReport, explainTable } from "./explain-view.js";
 import { STEP_OPTIONS, STEP_OPTIONS_HELP, stepRequest } from "./step-options.js";
 import { planStep, runtimeFor, stepOptions } from "./step-plan.js";

@@ -1,6 +1,6 @@
 /** Plans the bash step a command line describes (shared by `explain` and `run --verbose`). */
 import { createRuntime, type Runtime } from "../runtime.js";
-import type { BashStepOptions, BashStepPlan } from "../spawn/bash-step.js";
+import type { BashStepOptions, BashStepPlan } from "../step/bash-step.js";
 import type { StepRequest } from "./step-options.js";
 import { UsageError } from "./usage-error.js";
 

@@ -13,8 +13,8 @@ import { planSpill } from "../../src/env/spill-plan.js";
 import { stepValueEnv } from "../../src/env/step-values.js";
 import { PER_VALUE_ENV_CAP } from "../../src/limits.js";
 import { setLogger } from "../../src/log.js";
-import { bashArgvSizer } from "../../src/spawn/bash-script.js";
-import { writeSpillFiles } from "../../src/spawn/spill-files.js";
+import { bashArgvSizer } from "../../src/step/bash-script.js";
+import { writeSpillFiles } from "../../src/step/spill-files.js";
 import { captureLog } from "../helpers/capture-log.js";
 
 const SENTINEL = "SENTINEL-6c1d9e";

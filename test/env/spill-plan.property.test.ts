@@ -5,9 +5,9 @@ import { defaultProtectedNames, isProtectedName, isSpillableName } from "../../s
 import { planSpill } from "../../src/env/spill-plan.js";
 import { EnvBudgetError, SpillError } from "../../src/errors.js";
 import { envPairBytes, execFits } from "../../src/limits.js";
-import { bashArgvSizer, bashInvocation } from "../../src/spawn/bash-script.js";
-import { renderPreamble } from "../../src/spawn/preamble.js";
-import { spillDirTemplate } from "../../src/spawn/temp-layout.js";
+import { bashArgvSizer, bashInvocation } from "../../src/step/bash-script.js";
+import { renderPreamble } from "../../src/step/preamble.js";
+import { spillDirTemplate } from "../../src/step/temp-layout.js";
 import { captureLog } from "../helpers/capture-log.js";
 
 const BASH = "/bin/bash";

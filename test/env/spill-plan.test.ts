@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { planSpill, type SpillPlanInput } from "../../src/env/spill-plan.js";
 import { SpillError } from "../../src/errors.js";
 import { execFits, PER_VALUE_ENV_CAP } from "../../src/limits.js";
-import { bashArgvSizer } from "../../src/spawn/bash-script.js";
+import { bashArgvSizer } from "../../src/step/bash-script.js";
 import { captureLog } from "../helpers/capture-log.js";
 
 const BIG = { execLimit: 6 * 1024 * 1024, maxArgStrlen: 131_072 };

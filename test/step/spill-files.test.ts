@@ -20,7 +20,7 @@ import {
   writeScriptFile,
   writeSpillFiles,
   writeSpillFilesInto,
-} from "../../src/spawn/spill-files.js";
+} from "../../src/step/spill-files.js";
 import { captureLog } from "../helpers/capture-log.js";
 
 const SENTINEL = "SENTINEL-f1les";

@@ -12,9 +12,9 @@ import {
   bashInvocation,
   composeScript,
   INLINE_SCRIPT_MAX_BYTES,
-} from "../../src/spawn/bash-script.js";
-import { renderPreamble, singleQuote } from "../../src/spawn/preamble.js";
-import { writeScriptFile, writeSpillFiles } from "../../src/spawn/spill-files.js";
+} from "../../src/step/bash-script.js";
+import { renderPreamble, singleQuote } from "../../src/step/preamble.js";
+import { writeScriptFile, writeSpillFiles } from "../../src/step/spill-files.js";
 import { captureLog } from "../helpers/capture-log.js";
 
 const BASH = "/bin/bash";

@@ -7,7 +7,7 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import { InvalidEnvError } from "../errors.js";
-import { resolveFile } from "./resolve-file.js";
+import { resolveFile } from "../spawn/resolve-file.js";
 
 export interface InterpreterSource {
   /** The parent environment snapshot. */

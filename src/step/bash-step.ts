@@ -23,17 +23,17 @@ import { pairBytes } from "../env-input.js";
 import { compareNames, InvalidEnvError, type SizedName } from "../errors.js";
 import { type Limits, probeLimits } from "../limits.js";
 import type { Logger } from "../log.js";
+import { spawn } from "../spawn/spawn.js";
+import type { SpawnOptions } from "../spawn/spawn-options.js";
+import type { SpawnResult } from "../spawn/subprocess.js";
 import { bashArgvSizer, bashInvocation, composeScript, scriptNeedsFile } from "./bash-script.js";
 import { renderPreamble } from "./preamble.js";
-import { spawn } from "./spawn.js";
-import type { SpawnOptions } from "./spawn-options.js";
 import {
   type ScriptFile,
   type SpillFiles,
   writeScriptFile,
   writeSpillFiles,
 } from "./spill-files.js";
-import type { SpawnResult } from "./subprocess.js";
 
 /**
  * Options bash gets before the script. `--norc`: bash sources ~/.bashrc even

@@ -15,10 +15,10 @@ import { inheritedNames, type LayeredEnv } from "../env/layers.js";
 import { InvalidEnvError, type SizedName } from "../errors.js";
 import { type Limits, probeLimits } from "../limits.js";
 import type { Logger } from "../log.js";
-import { resolveFile } from "./resolve-file.js";
-import { spawn } from "./spawn.js";
-import type { SpawnOptions } from "./spawn-options.js";
-import type { Subprocess } from "./subprocess.js";
+import { resolveFile } from "../spawn/resolve-file.js";
+import { spawn } from "../spawn/spawn.js";
+import type { SpawnOptions } from "../spawn/spawn-options.js";
+import type { Subprocess } from "../spawn/subprocess.js";
 
 export interface RuntimeSpawnHost {
   readonly parentPath: () => string | undefined;
