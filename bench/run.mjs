@@ -2,13 +2,13 @@
 // Runs every spawn benchmark with its anchors side by side in one run and
 // prints medians and ratios. Needs `npm run compile` (imports ../dist) and cc.
 // Usage: node bench/run.mjs [--quick]
-import { execFileSync, spawn as spawnChild } from "node:child_process";
+import { spawnSync as cpSpawnSync, execFileSync, spawn as spawnChild } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
-import { nativeStatus, spawn } from "../dist/index.js";
+import { nativeStatus, spawn, spawnSync } from "../dist/index.js";
 import { median } from "./stats.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -103,6 +103,39 @@ function printRow({ name, medians, cpuMedians }, goals) {
   console.log(`${name}\n  ${parts.join(", ")}\n  ${ratios.join(", ")}${cpuLine}`);
 }
 
+async function syncHoldingBench() {
+  // spawnSync in a Node process holding 1 GiB of touched memory: child_process forks it.
+  const script = `
+    import { spawnSync } from ${JSON.stringify(new URL("../dist/index.js", import.meta.url).href)};
+    import { spawnSync as cpSpawnSync, execFileSync } from "node:child_process";
+    import { performance } from "node:perf_hooks";
+    const hold = Buffer.alloc(1 << 30, 1);
+    const count = ${quick ? 30 : 60}, cpCount = ${quick ? 3 : 5};
+    const time = (n, f) => { const t0 = performance.now(); for (let i = 0; i < n; i++) f(); return n / ((performance.now() - t0) / 1000); };
+    const out = { ours: [], c: [], child_process: [] };
+    for (let r = 0; r < 5; r++) {
+      out.ours.push(time(count, () => spawnSync("/bin/true", [], { stdio: "ignore" })));
+      const ns = execFileSync(${JSON.stringify(anchor)}, ["ignore", String(count), "1", "1024", "/bin/true"], { encoding: "utf8" });
+      out.c.push(count / (Number(ns.split(" ")[0]) / 1e9));
+      out.child_process.push(time(cpCount, () => cpSpawnSync("/bin/true", [], { stdio: "ignore", env: {} })));
+    }
+    console.log(JSON.stringify({ rss: process.memoryUsage().rss, held: hold.length, ...out }));
+  `;
+  const text = execFileSync(process.execPath, ["--input-type=module", "-e", script], {
+    encoding: "utf8",
+    maxBuffer: 1 << 20,
+  });
+  const result = JSON.parse(text);
+  return {
+    name: `(7) spawnSync /bin/true, parent holding 1 GiB (RSS ${(result.rss / 2 ** 30).toFixed(2)} GiB)`,
+    medians: {
+      ours: median(result.ours),
+      c: median(result.c),
+      child_process: median(result.child_process),
+    },
+  };
+}
+
 async function holdingBench() {
   // A separate Node process holding 2 GiB of touched Buffer memory runs the contenders.
   const script = `
@@ -189,3 +222,13 @@ printRow(
 );
 printRow(await holdingBench(), { c: 0.8 });
 await concurrentBench();
+printRow(
+  await compare("(6) spawnSync /bin/true sequentially, stdio ignored", {
+    ours: () => rate(SEQ, 1, () => spawnSync(TRUE, [], { stdio: "ignore" })),
+    c: () => cRate("ignore", SEQ, 1),
+    child_process: () =>
+      rate(Math.floor(SEQ / 3), 1, () => cpSpawnSync(TRUE, [], { stdio: "ignore", env: {} })),
+  }),
+  { c: 0.85 },
+);
+printRow(await syncHoldingBench(), { c: 0.8, child_process: 10 });

@@ -7,6 +7,7 @@
 #include "pipe_binding.h"
 #include "probe_binding.h"
 #include "spawn_binding.h"
+#include "spawn_sync_binding.h"
 
 #define EXACTSPAWN_STR2(x) #x
 #define EXACTSPAWN_STR(x) EXACTSPAWN_STR2(x)
@@ -18,6 +19,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("napiVersion", Napi::Number::New(env, NAPI_VERSION));
   exports.Set("probe", Napi::Function::New(env, Probe, "probe"));
   exports.Set("spawn", Napi::Function::New(env, Spawn, "spawn"));
+  exports.Set("spawnSync", Napi::Function::New(env, SpawnSync, "spawnSync"));
   exports.Set("pipe", Napi::Function::New(env, Pipe, "pipe"));
   exports.Set("closeFd", Napi::Function::New(env, CloseFd, "closeFd"));
   InitChildWatch(env, exports);

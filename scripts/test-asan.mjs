@@ -62,6 +62,7 @@ run(
           "test/spawn/lifecycle.test.ts",
           "test/spawn/native-binding.test.ts",
           "test/spawn/native-engine.test.ts",
+          "test/spawn/spawn-sync.test.ts",
           "test/step/runtime-spawn.test.ts",
           "test/faults",
         ]),

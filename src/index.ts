@@ -136,6 +136,7 @@ export {
   SubprocessError,
 } from "./spawn/spawn-errors.js";
 export type { SpawnOptions } from "./spawn/spawn-options.js";
+export { type SpawnSyncOptions, spawnSync } from "./spawn/spawn-sync.js";
 export { type SpawnResult, Subprocess } from "./spawn/subprocess.js";
 export {
   type BashArgvSizerInput,

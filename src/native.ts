@@ -81,6 +81,33 @@ export interface RawSpawnOptions {
   onExit: (this: RawChildHandle, exit: RawChildExit | Error) => void;
 }
 
+/** The one options object `spawnSync` takes: spawn's shared fields plus the run's bounds. */
+export interface RawSpawnSyncOptions {
+  file: string;
+  argv: ReadonlyArray<string | Buffer>;
+  envp: ReadonlyArray<string | Buffer>;
+  cwd?: string | null | undefined;
+  /** As for spawn, but only slots 0–2 may be -2: slot 0 exactly when `input` is set; 1 and 2 are captured. */
+  stdio: readonly number[];
+  input?: Buffer | undefined;
+  /** Bytes kept per captured pipe; one more ends the run (reason "maxBuffer"). */
+  captureLimit: number;
+  /** Milliseconds before killSignal is sent; absent: none. */
+  timeout?: number | undefined;
+  killSignal: number;
+  /** Milliseconds between killSignal and SIGKILL. */
+  killGraceMs: number;
+  setsid?: boolean | undefined;
+  setpgroup?: boolean | undefined;
+}
+
+/** What a synchronous run returns: the reaped exit, the captured output and why it was ended, if it was. */
+export interface RawSyncResult extends RawChildExit {
+  readonly pid: number;
+  readonly output: ReadonlyArray<Buffer | null>;
+  readonly reason: "timeout" | "maxBuffer" | null;
+}
+
 /** What the addon exports. Later capabilities are optional so fakes can stay small. */
 export interface NativeBinding {
   readonly sourceStamp: string;
@@ -88,6 +115,8 @@ export interface NativeBinding {
   probe(): RawProbe;
   /** posix_spawn + pidfd watch. Throws a Node-style system error (syscall "posix_spawn"). */
   spawn?(options: RawSpawnOptions): RawChildHandle;
+  /** posix_spawn, then poll(2) on this thread until the child is reaped; no event loop turn. */
+  spawnSync?(options: RawSpawnSyncOptions): RawSyncResult;
   /** pipe2(O_CLOEXEC) → [readFd, writeFd]. */
   pipe?(): [number, number];
   /** close(2) → 0 or -errno; for fds no Node stream owns (fs.closeSync warns in workers). */

@@ -23,7 +23,8 @@ export class FallbackUnsupportedError extends TypeError {
   readonly code = "ERR_EXACTSPAWN_FALLBACK_UNSUPPORTED";
 }
 
-function utf8(value: string | Buffer, what: string): string {
+/** The text child_process needs; refuses bytes that are not UTF-8 (they would change). */
+export function utf8(value: string | Buffer, what: string): string {
   if (typeof value === "string") return value;
   if (!isUtf8(value)) {
     throw new FallbackUnsupportedError(
@@ -33,7 +34,8 @@ function utf8(value: string | Buffer, what: string): string {
   return value.toString("utf8");
 }
 
-function envObject(request: EngineRequest): Record<string, string> {
+/** The request's environment as the object child_process takes; refuses what it cannot pass exactly. */
+export function envObject(request: EngineRequest): Record<string, string> {
   const env: Record<string, string> = Object.create(null);
   for (const entry of request.entries) {
     if (Object.hasOwn(env, entry.name)) {

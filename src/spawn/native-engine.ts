@@ -71,7 +71,8 @@ function toExit(raw: RawChildExit | Error): EngineExit | Error {
   };
 }
 
-function stdioFds(request: EngineRequest): number[] {
+/** The addon's stdio array: an fd per slot, -1 for /dev/null, -2 for a new pipe. */
+export function stdioFds(request: EngineRequest): number[] {
   const stdio = request.stdio;
   const fds = new Array<number>(stdio.length);
   for (let i = 0; i < stdio.length; i++) {

@@ -6,25 +6,20 @@
  * (a SpawnError instead of a raw E2BIG), then start the child on the native
  * engine — or, when the addon is off, on the child_process fallback.
  */
-import { Buffer } from "node:buffer";
-import { existsSync } from "node:fs";
+import type { Buffer } from "node:buffer";
 import { constants } from "node:os";
-import { resolve } from "node:path";
-import { envEntries, toEnvp } from "../env-input.js";
-import { displayName, systemError } from "../errors.js";
-import { footprintOf } from "../limits.js";
 import { type NativeBinding, nativeBinding, nativeStatus } from "../native.js";
-import type { CaptureRequest, Engine, EngineRequest, StdioSlot } from "./engine.js";
+import type { Engine, EngineRequest } from "./engine.js";
 import { fallbackEngine } from "./fallback-engine.js";
 import { canSpawnNatively, nativeEngine } from "./native-engine.js";
-import { resolveFile } from "./resolve-file.js";
-import { type OffendingString, SpawnError } from "./spawn-errors.js";
-import { normalizeOptions, type SpawnOptions } from "./spawn-options.js";
+import type { SpawnOptions } from "./spawn-options.js";
+import { engineRequest, explainChdir, spawnInput } from "./spawn-request.js";
 import { Subprocess } from "./subprocess.js";
 
 let engineFor: { binding: NativeBinding | null; engine: Engine } | undefined;
 
-function currentEngine(): Engine {
+/** The engine spawns use now: the addon's, or child_process when it is off. */
+export function currentEngine(): Engine {
   const binding = nativeBinding();
   if (engineFor === undefined || engineFor.binding !== binding) {
     const engine = canSpawnNatively(binding)
@@ -33,25 +28,6 @@ function currentEngine(): Engine {
     engineFor = { binding, engine };
   }
   return engineFor.engine;
-}
-
-const LARGEST = 5;
-
-function offenders(
-  argv: ReadonlyArray<string | Buffer>,
-  entries: ReturnType<typeof envEntries>,
-  oversized: ReturnType<typeof footprintOf>["oversized"],
-): OffendingString[] {
-  if (oversized.length > 0) return [...oversized];
-  const all: OffendingString[] = [
-    ...argv.map((arg, index) => ({
-      kind: "argv" as const,
-      index,
-      bytes: (typeof arg === "string" ? Buffer.byteLength(arg) : arg.length) + 1,
-    })),
-    ...entries.map((e) => ({ kind: "env" as const, name: displayName(e.name), bytes: e.bytes })),
-  ];
-  return all.sort((a, b) => b.bytes - a.bytes).slice(0, LARGEST);
 }
 
 function failedBeforeStart(error: unknown): Subprocess {
@@ -90,50 +66,22 @@ export function spawn(
   args: ReadonlyArray<string | Buffer> = [],
   options?: SpawnOptions,
 ): Subprocess {
-  if (typeof file !== "string") throw new TypeError("spawn: file must be a string");
-  if (!Array.isArray(args)) throw new TypeError("spawn: args must be an array");
-  for (const [i, arg] of args.entries()) {
-    if (typeof arg !== "string" && !Buffer.isBuffer(arg)) {
-      throw new TypeError(`spawn: args[${i}] must be a string or Buffer`);
-    }
-  }
-  const o = normalizeOptions(options);
-  const cwd = o.cwd === undefined ? undefined : resolve(o.cwd);
-  const argv = [o.argv0 ?? file, ...args];
-  const entries = envEntries(o.env, "spawn: options.env");
-  const envp = toEnvp(entries);
-
-  let resolved: string;
+  const input = spawnInput("spawn", file, args, options);
+  let request: EngineRequest;
   try {
-    resolved = resolveFile(file, o.path, cwd ?? process.cwd());
+    request = engineRequest(input);
   } catch (error) {
     return failedBeforeStart(error);
   }
-  const fit = footprintOf(resolved, argv, entries);
-  if (!fit.fits) {
-    return failedBeforeStart(
-      new SpawnError(resolved, fit, offenders(argv, entries, fit.oversized)),
-    );
-  }
+  const o = input.options;
   const engine = currentEngine();
-  const request: EngineRequest = {
-    file: resolved,
-    argv,
-    envp,
-    entries,
-    cwd,
-    stdio: o.stdio,
-    setsid: o.setsid,
-    setpgroup: o.processGroup,
-    capture: o.buffer ? captureRequest(o.stdio, o.maxBuffer) : undefined,
-  };
   const startEngine: Engine = {
     native: engine.native,
     start(req, onExit, onOverflow) {
       try {
         return engine.start(req, onExit, onOverflow);
       } catch (error) {
-        throw explainChdir(error, cwd);
+        throw explainChdir(error, input.cwd);
       }
     },
   };
@@ -150,31 +98,4 @@ export function spawn(
     ownGroup: o.setsid || o.processGroup,
     ref: o.ref,
   });
-}
-
-const STDOUT_AND_STDERR: readonly number[] = [1, 2];
-const STDOUT: readonly number[] = [1];
-const STDERR: readonly number[] = [2];
-
-/** The output the Subprocess captures: piped stdout and stderr. */
-function captureRequest(
-  stdio: readonly StdioSlot[],
-  maxBuffer: number,
-): CaptureRequest | undefined {
-  const out = stdio[1] === "pipe";
-  const err = stdio[2] === "pipe";
-  if (!out && !err) return undefined;
-  return { slots: out && err ? STDOUT_AND_STDERR : out ? STDOUT : STDERR, maxBuffer };
-}
-
-/** posix_spawn reports a missing cwd as ENOENT, like a missing file: say which one it was. */
-function explainChdir(error: unknown, cwd: string | undefined): unknown {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (cwd === undefined || (code !== "ENOENT" && code !== "ENOTDIR" && code !== "EACCES")) {
-    return error;
-  }
-  if (existsSync(cwd)) return error;
-  const chdir = systemError(constants.errno.ENOENT, "chdir", cwd);
-  chdir.cause = error;
-  return chdir;
 }

@@ -1,0 +1,254 @@
+// run_sync.cc — see run_sync.h.
+#include "run_sync.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+
+#include "pipe.h"
+
+namespace exactspawn {
+
+namespace {
+
+constexpr int64_t kNever = INT64_MAX;
+constexpr size_t kReadChunk = 64 * 1024;
+
+int64_t now_ms() {
+  struct timespec ts {};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
+// Saturating a + b for deadlines (a timeout of hours must not wrap).
+int64_t after(int64_t base, int64_t delta) {
+  return delta >= kNever - base ? kNever : base + delta;
+}
+
+void close_owned(int* fd) {
+  if (*fd >= 0) close_fd(*fd);
+  *fd = -1;
+}
+
+int set_nonblocking(int fd) {
+  int flags = fcntl(fd, F_GETFL);
+  if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) return -errno;
+  return 0;
+}
+
+// The state of one run; every fd it holds is closed by the destructor.
+class SyncLoop {
+ public:
+  SyncLoop(const SyncRun& run, SyncOutcome* outcome) : run_(run), outcome_(outcome) {
+    stdin_fd_ = run.stdin_fd;
+    output_fds_[0] = run.output_fds[0];
+    output_fds_[1] = run.output_fds[1];
+  }
+  ~SyncLoop() {
+    close_owned(&stdin_fd_);
+    close_owned(&output_fds_[0]);
+    close_owned(&output_fds_[1]);
+    close_owned(&pidfd_);
+  }
+  SyncLoop(const SyncLoop&) = delete;
+  SyncLoop& operator=(const SyncLoop&) = delete;
+
+  int run() {
+    int err = prepare();
+    if (err < 0) return abandon(err);
+    const int64_t start = now_ms();
+    timeout_at_ = run_.timeout_ms < 0 ? kNever : after(start, run_.timeout_ms);
+    while (!leader_done_ || output_fds_[0] >= 0 || output_fds_[1] >= 0) {
+      struct pollfd fds[4];
+      int count = 0;
+      int pidfd_index = -1;
+      int stdin_index = -1;
+      int output_index[2] = {-1, -1};
+      if (!leader_done_) {
+        pidfd_index = count;
+        fds[count++] = {pidfd_, POLLIN, 0};
+      }
+      if (stdin_fd_ >= 0) {
+        stdin_index = count;
+        fds[count++] = {stdin_fd_, POLLOUT, 0};
+      }
+      for (int i = 0; i < 2; ++i) {
+        if (output_fds_[i] < 0) continue;
+        output_index[i] = count;
+        fds[count++] = {output_fds_[i], POLLIN, 0};
+      }
+      int64_t wake = next_deadline();
+      int64_t now = now_ms();
+      int wait =
+          wake == kNever
+              ? -1
+              : static_cast<int>(std::min<int64_t>(std::max<int64_t>(wake - now, 0), INT_MAX));
+      int ready = poll(fds, static_cast<nfds_t>(count), wait);
+      if (ready < 0) {
+        if (errno == EINTR) continue;
+        return abandon(-errno);
+      }
+      for (int i = 0; i < 2; ++i) {
+        if (output_index[i] >= 0 && fds[output_index[i]].revents != 0) drain(i);
+      }
+      if (stdin_index >= 0 && fds[stdin_index].revents != 0) feed(fds[stdin_index].revents);
+      if (pidfd_index >= 0 && (fds[pidfd_index].revents & POLLIN) != 0) {
+        err = reap();
+        if (err < 0) return abandon(err);
+      }
+      now = now_ms();
+      if (leader_done_) {
+        if (now >= stop_reading_at_) break;
+      } else if (outcome_->reason == SyncKillReason::kNone && now >= timeout_at_) {
+        terminate(SyncKillReason::kTimeout, now);
+      } else if (now >= sigkill_at_) {
+        signal_child(SIGKILL);
+        sigkill_at_ = kNever;
+      }
+    }
+    return 0;
+  }
+
+ private:
+  int prepare() {
+    int fd = open_pidfd(run_.pid);
+    if (fd < 0) return fd;
+    pidfd_ = fd;
+    if (stdin_fd_ >= 0 && run_.input_length == 0) close_owned(&stdin_fd_);
+    if (stdin_fd_ >= 0) {
+      int err = set_nonblocking(stdin_fd_);
+      if (err < 0) return err;
+    }
+    for (int fd_out : output_fds_) {
+      if (fd_out < 0) continue;
+      int err = set_nonblocking(fd_out);
+      if (err < 0) return err;
+    }
+    return 0;
+  }
+
+  // Something failed in the parent: the child must neither run on unseen nor
+  // stay a zombie.
+  int abandon(int err) {
+    if (!leader_done_) {
+      kill(run_.pid, SIGKILL);
+      reap_child_blocking(run_.pid);
+      leader_done_ = true;
+    }
+    return err;
+  }
+
+  int64_t next_deadline() const {
+    if (leader_done_) return stop_reading_at_;
+    if (outcome_->reason == SyncKillReason::kNone) return timeout_at_;
+    return sigkill_at_;
+  }
+
+  void signal_child(int sig) {
+    // Only called while the leader is unreaped, so the group id is still its own.
+    if (run_.own_group) {
+      signal_group(run_.pid, sig);
+    } else {
+      signal_pidfd(pidfd_, sig);
+    }
+  }
+
+  void terminate(SyncKillReason reason, int64_t now) {
+    outcome_->reason = reason;
+    killed_at_ = now;
+    if (leader_done_) return;
+    signal_child(run_.kill_signal);
+    sigkill_at_ = after(now, run_.kill_grace_ms);
+  }
+
+  void drain(int index) {
+    static thread_local char buffer[kReadChunk];
+    std::vector<char>& out = outcome_->output[index];
+    // A bounded number of reads per wake-up keeps the other fds served.
+    for (int round = 0; round < 16 && output_fds_[index] >= 0; ++round) {
+      long n = read_fd(output_fds_[index], buffer, sizeof buffer);
+      if (n == -EAGAIN) return;
+      if (n <= 0) {  // end of file, or a read error: the stream is over
+        close_owned(&output_fds_[index]);
+        return;
+      }
+      size_t room = run_.limit - std::min(run_.limit, out.size());
+      size_t keep = std::min(room, static_cast<size_t>(n));
+      out.insert(out.end(), buffer, buffer + keep);
+      if (keep < static_cast<size_t>(n)) {
+        // One byte over the limit: keep the limit, close the pipe (the writer
+        // gets EPIPE) and end the run.
+        close_owned(&output_fds_[index]);
+        if (outcome_->reason == SyncKillReason::kNone) {
+          terminate(SyncKillReason::kOverflow, now_ms());
+          if (leader_done_) stop_reading_at_ = after(killed_at_, run_.kill_grace_ms);
+        }
+        return;
+      }
+    }
+  }
+
+  void feed(short revents) {
+    if ((revents & (POLLERR | POLLHUP | POLLNVAL)) != 0) {
+      close_owned(&stdin_fd_);  // the child closed its stdin: the rest is not wanted
+      return;
+    }
+    while (written_ < run_.input_length) {
+      ssize_t n = write(stdin_fd_, run_.input + written_, run_.input_length - written_);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN) return;
+        break;  // EPIPE and the like: the child does not read any more
+      }
+      written_ += static_cast<size_t>(n);
+    }
+    close_owned(&stdin_fd_);
+  }
+
+  int reap() {
+    // The leader is a zombie: finish a kill on the rest of its group while
+    // its id is still pinned, then reap it.
+    if (outcome_->reason != SyncKillReason::kNone && run_.own_group) {
+      signal_group(run_.pid, SIGKILL);
+    }
+    int r = reap_child(run_.pid, &outcome_->exit);
+    if (r < 0) return r;
+    if (r == 0) return 0;  // not yet reapable after all; poll again
+    leader_done_ = true;
+    close_owned(&pidfd_);
+    close_owned(&stdin_fd_);
+    if (outcome_->reason != SyncKillReason::kNone) {
+      stop_reading_at_ = after(killed_at_, run_.kill_grace_ms);
+    } else {
+      stop_reading_at_ = timeout_at_;
+    }
+    return 0;
+  }
+
+  const SyncRun& run_;
+  SyncOutcome* outcome_;
+  int stdin_fd_ = -1;
+  int output_fds_[2] = {-1, -1};
+  int pidfd_ = -1;
+  size_t written_ = 0;
+  bool leader_done_ = false;
+  int64_t timeout_at_ = kNever;
+  int64_t killed_at_ = 0;
+  int64_t sigkill_at_ = kNever;
+  int64_t stop_reading_at_ = kNever;
+};
+
+}  // namespace
+
+int run_sync(const SyncRun& run, SyncOutcome* outcome) {
+  SyncLoop loop(run, outcome);
+  return loop.run();
+}
+
+}  // namespace exactspawn

@@ -1,0 +1,67 @@
+// spawn_args.h — marshalling shared by spawn() and spawnSync(): reads the
+// fields both take from one options object
+//   { file: string, argv: (string|Buffer)[], envp: (string|Buffer)[],
+//     cwd?: string|null, stdio: int[] (>= 3; -1 = /dev/null, -2 = a new pipe),
+//     setsid?: boolean, setpgroup?: boolean }
+// checking every type (TypeError, never a silent coercion; strings must not
+// contain NUL), makes the requested pipes (pipe2(O_CLOEXEC); the child reads
+// slot 0's and writes every other slot's) and starts the child with
+// spawn_process(). No policy.
+#pragma once
+
+#include <napi.h>
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace exactspawn {
+
+// A slot value asking for a new pipe.
+constexpr int kPipeSlot = -2;
+
+// NUL-terminated copies of a JS string list, with the char* array execve wants.
+struct CStringList {
+  std::vector<std::string> storage;
+  std::vector<char*> pointers;
+};
+
+// Closes every fd still >= 0 when it goes out of scope.
+struct OwnedFds {
+  std::vector<int> fds;
+  explicit OwnedFds(size_t count) : fds(count, -1) {}
+  ~OwnedFds();
+  OwnedFds(const OwnedFds&) = delete;
+  OwnedFds& operator=(const OwnedFds&) = delete;
+};
+
+struct SpawnArgs {
+  std::string file;
+  CStringList argv;
+  CStringList envp;
+  std::string cwd;
+  bool has_cwd = false;
+  std::vector<int> stdio;  // as given: fds, -1 or kPipeSlot
+  bool setsid = false;
+  bool setpgroup = false;
+};
+
+// Reads and checks the shared fields; throws a TypeError on any bad one.
+void ReadSpawnArgs(Napi::Env env, Napi::Object options, SpawnArgs* args);
+
+// Optional boolean field `key` (false when absent); TypeError otherwise.
+bool OptionalBool(Napi::Env env, Napi::Object options, const char* key);
+
+// A child whose pipes are made and which has been started. The parent's ends
+// of the pipes are in parent_ends (by slot, -1 where none); the child's ends
+// are already closed. On failure everything is closed and a system error
+// (syscall "pipe2" or "posix_spawn", path = file) is thrown.
+struct StartedChild {
+  pid_t pid = 0;
+  OwnedFds parent_ends;
+  explicit StartedChild(size_t slots) : parent_ends(slots) {}
+};
+
+void StartChild(Napi::Env env, const SpawnArgs& args, StartedChild* child);
+
+}  // namespace exactspawn

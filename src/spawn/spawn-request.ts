@@ -1,0 +1,126 @@
+/**
+ * From `(file, args, options)` to the exact request an engine starts: shared
+ * by `spawn` and `spawnSync`.
+ *
+ * `spawnInput` does every synchronous check (TypeError / InvalidEnvError for
+ * invalid arguments). `engineRequest` then resolves `file` (PATH chosen by
+ * the caller) and checks the exec against the kernel's limits; it throws the
+ * errors a spawn reports as its outcome (a resolution error, or a SpawnError
+ * instead of a raw E2BIG).
+ */
+import { Buffer } from "node:buffer";
+import { existsSync } from "node:fs";
+import { constants } from "node:os";
+import { resolve } from "node:path";
+import { type EnvEntry, envEntries, toEnvp } from "../env-input.js";
+import { displayName, systemError } from "../errors.js";
+import { footprintOf } from "../limits.js";
+import type { CaptureRequest, EngineRequest } from "./engine.js";
+import { resolveFile } from "./resolve-file.js";
+import { type OffendingString, SpawnError } from "./spawn-errors.js";
+import { type NormalizedOptions, normalizeOptions, type SpawnOptions } from "./spawn-options.js";
+
+/** A validated call: the normalized options, the whole argv and the rendered environment. */
+export interface SpawnInput {
+  readonly file: string;
+  readonly options: NormalizedOptions;
+  readonly cwd: string | undefined;
+  readonly argv: ReadonlyArray<string | Buffer>;
+  readonly entries: readonly EnvEntry[];
+  readonly envp: ReadonlyArray<string | Buffer>;
+}
+
+/** Validates a call to `api`; throws TypeError or InvalidEnvError, never anything else. */
+export function spawnInput(
+  api: string,
+  file: unknown,
+  args: unknown,
+  options: SpawnOptions | undefined,
+): SpawnInput {
+  if (typeof file !== "string") throw new TypeError(`${api}: file must be a string`);
+  if (!Array.isArray(args)) throw new TypeError(`${api}: args must be an array`);
+  for (const [i, arg] of args.entries()) {
+    if (typeof arg !== "string" && !Buffer.isBuffer(arg)) {
+      throw new TypeError(`${api}: args[${i}] must be a string or Buffer`);
+    }
+  }
+  const o = normalizeOptions(options);
+  const entries = envEntries(o.env, `${api}: options.env`);
+  return {
+    file,
+    options: o,
+    cwd: o.cwd === undefined ? undefined : resolve(o.cwd),
+    argv: [o.argv0 ?? file, ...(args as ReadonlyArray<string | Buffer>)],
+    entries,
+    envp: toEnvp(entries),
+  };
+}
+
+const LARGEST = 5;
+
+function offenders(
+  argv: ReadonlyArray<string | Buffer>,
+  entries: readonly EnvEntry[],
+  oversized: ReturnType<typeof footprintOf>["oversized"],
+): OffendingString[] {
+  if (oversized.length > 0) return [...oversized];
+  const all: OffendingString[] = [
+    ...argv.map((arg, index) => ({
+      kind: "argv" as const,
+      index,
+      bytes: (typeof arg === "string" ? Buffer.byteLength(arg) : arg.length) + 1,
+    })),
+    ...entries.map((e) => ({ kind: "env" as const, name: displayName(e.name), bytes: e.bytes })),
+  ];
+  return all.sort((a, b) => b.bytes - a.bytes).slice(0, LARGEST);
+}
+
+/**
+ * The request for an engine. Throws what resolving `file` throws, or a
+ * SpawnError when the exec would not fit the kernel's limits.
+ */
+export function engineRequest(input: SpawnInput): EngineRequest {
+  const o = input.options;
+  const file = resolveFile(input.file, o.path, input.cwd ?? process.cwd());
+  const fit = footprintOf(file, input.argv, input.entries);
+  if (!fit.fits)
+    throw new SpawnError(file, fit, offenders(input.argv, input.entries, fit.oversized));
+  return {
+    file,
+    argv: input.argv,
+    envp: input.envp,
+    entries: input.entries,
+    cwd: input.cwd,
+    stdio: o.stdio,
+    setsid: o.setsid,
+    setpgroup: o.processGroup,
+    capture: o.buffer ? captureRequest(o.stdio, o.maxBuffer) : undefined,
+  };
+}
+
+const STDOUT_AND_STDERR: readonly number[] = [1, 2];
+const STDOUT: readonly number[] = [1];
+const STDERR: readonly number[] = [2];
+
+/** The output a run captures: piped stdout and stderr. */
+function captureRequest(
+  stdio: NormalizedOptions["stdio"],
+  maxBuffer: number,
+): CaptureRequest | undefined {
+  const out = stdio[1] === "pipe";
+  const err = stdio[2] === "pipe";
+  if (!out && !err) return undefined;
+  return { slots: out && err ? STDOUT_AND_STDERR : out ? STDOUT : STDERR, maxBuffer };
+}
+
+/** posix_spawn reports a missing cwd as ENOENT, like a missing file: say which one it was. */
+export function explainChdir(error: unknown, cwd: string | undefined): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (cwd === undefined || (code !== "ENOENT" && code !== "ENOTDIR" && code !== "EACCES")) {
+    return error;
+  }
+  if (existsSync(cwd)) return error;
+  const chdir = systemError(constants.errno.ENOENT, "chdir", cwd);
+  chdir.cause = error;
+  return chdir;
+}

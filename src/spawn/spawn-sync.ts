@@ -1,0 +1,128 @@
+/**
+ * `spawnSync(file, args, options)`: `spawn`'s exact primitive, run to
+ * completion on the calling thread.
+ *
+ * The same validation, environment, limits check and errors as `spawn`; the
+ * outcome is returned (or thrown) instead of awaited. Natively the child is
+ * started with posix_spawn and watched with poll(2) on its pidfd and pipes in
+ * this thread — no fork of the (possibly large) host, no event loop turn.
+ */
+import { Buffer, constants as bufferConstants } from "node:buffer";
+import { performance } from "node:perf_hooks";
+import { nativeBinding } from "../native.js";
+import type { EngineRequest } from "./engine.js";
+import { type FailureReason, SubprocessError } from "./spawn-errors.js";
+import type { SpawnOptions } from "./spawn-options.js";
+import { engineRequest, explainChdir, spawnInput } from "./spawn-request.js";
+import type { SpawnResult } from "./subprocess.js";
+import {
+  canRunSyncNatively,
+  fallbackSyncEngine,
+  nativeSyncEngine,
+  type SyncEngine,
+} from "./sync-engines.js";
+
+/** `spawn`'s options without those only a running (asynchronous) child can use. */
+export type SpawnSyncOptions = Omit<SpawnOptions, "signal" | "ref">;
+
+const ASYNC_ONLY = ["signal", "ref"] as const;
+
+let engineFor: { binding: ReturnType<typeof nativeBinding>; engine: SyncEngine } | undefined;
+
+function currentSyncEngine(): { native: boolean; run: SyncEngine } {
+  const binding = nativeBinding();
+  if (engineFor === undefined || engineFor.binding !== binding) {
+    engineFor = {
+      binding,
+      engine: canRunSyncNatively(binding) ? nativeSyncEngine(binding) : fallbackSyncEngine,
+    };
+  }
+  return { native: engineFor.engine !== fallbackSyncEngine, run: engineFor.engine };
+}
+
+function argText(arg: string | Buffer): string {
+  return typeof arg === "string" ? arg : arg.toString("utf8");
+}
+
+/**
+ * Starts `file` with `args` and exactly `options.env` (default: empty) and
+ * waits for it on this thread. Returns the SpawnResult; throws TypeError /
+ * InvalidEnvError for invalid arguments, a Node-style system error when the
+ * exec fails, a SpawnError when it would not fit the kernel's limits, and a
+ * SubprocessError for a failed run (unless `reject: false`). `timeout`,
+ * `killSignal`, `killGraceMs`, `maxBuffer` and `input` behave as for `spawn`;
+ * only stdio slots 0–2 may be pipes.
+ */
+export function spawnSync(
+  file: string,
+  args: ReadonlyArray<string | Buffer> = [],
+  options?: SpawnSyncOptions,
+): SpawnResult {
+  for (const key of ASYNC_ONLY) {
+    if (options != null && (options as Record<string, unknown>)[key] !== undefined) {
+      throw new TypeError(`spawnSync: options.${key} is only for spawn (a synchronous run)`);
+    }
+  }
+  const input = spawnInput("spawnSync", file, args, options);
+  const o = input.options;
+  o.stdio.forEach((slot, index) => {
+    if (slot === "pipe" && index > 2) {
+      throw new TypeError(`spawnSync: options.stdio[${index}] cannot be "pipe" (only 0–2)`);
+    }
+  });
+  const start = performance.now();
+  const request: EngineRequest = {
+    ...engineRequest(input),
+    // Piped stdout/stderr are always read (nothing else could drain them).
+    capture: undefined,
+  };
+  const engine = currentSyncEngine();
+  let exit: ReturnType<SyncEngine>;
+  try {
+    exit = engine.run(request, {
+      input: o.input === undefined ? undefined : Buffer.from(o.input),
+      // A Buffer cannot hold more; beyond it the run would end in a failed conversion.
+      maxBuffer: Math.min(o.maxBuffer, bufferConstants.MAX_LENGTH),
+      timeout: o.timeout,
+      killSignal: o.killSignal,
+      killGraceMs: o.killGraceMs,
+    });
+  } catch (error) {
+    throw explainChdir(error, input.cwd);
+  }
+  const decode = (bytes: Buffer | null): string | Buffer | null =>
+    bytes === null || !o.buffer
+      ? null
+      : o.encoding === "buffer"
+        ? bytes
+        : bytes.toString(o.encoding);
+  const stdout = decode(exit.stdout);
+  const stderr = decode(exit.stderr);
+  const durationMs = performance.now() - start;
+  const failure: FailureReason | null =
+    exit.reason ?? (exit.signal !== null ? "signal" : exit.exitCode !== 0 ? "exit" : null);
+  if (failure !== null && o.reject) {
+    throw new SubprocessError({
+      reason: failure,
+      argv: request.argv.map(argText),
+      envNames: request.entries.map((e) => e.name),
+      exitCode: exit.exitCode,
+      signal: exit.signal,
+      stdout,
+      stderr,
+      durationMs,
+      timeoutMs: o.timeout,
+    });
+  }
+  return {
+    pid: exit.pid,
+    exitCode: exit.exitCode,
+    signal: exit.signal,
+    stdout,
+    stderr,
+    durationMs,
+    resourceUsage: exit.resourceUsage,
+    native: engine.native,
+    failure,
+  };
+}

@@ -1,0 +1,117 @@
+/**
+ * The two ways `spawnSync` runs a child to completion on the calling thread.
+ *
+ * Native: the addon's spawnSync (posix_spawn, then one poll(2) loop over the
+ * child's pidfd and pipes; no fork, no event loop turn). Fallback:
+ * `child_process.spawnSync` with the same environment object as the
+ * asynchronous fallback (see docs/fallback.md for what it cannot do).
+ */
+import { Buffer } from "node:buffer";
+import { spawnSync as spawnChildSync } from "node:child_process";
+import { constants } from "node:os";
+import { systemError } from "../errors.js";
+import type { NativeBinding } from "../native.js";
+import type { EngineRequest, ResourceUsage } from "./engine.js";
+import { envObject, utf8 } from "./fallback-engine.js";
+import { stdioFds } from "./native-engine.js";
+
+/** How a synchronous run is bounded. */
+export interface SyncBounds {
+  readonly input: Buffer | undefined;
+  readonly maxBuffer: number;
+  readonly timeout: number | undefined;
+  readonly killSignal: number;
+  readonly killGraceMs: number;
+}
+
+/** A finished synchronous run, before policy (encoding, failure, rejection). */
+export interface SyncExit {
+  readonly pid: number;
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  readonly resourceUsage: ResourceUsage | null;
+  /** Captured bytes of stdout and stderr; null where the slot was not captured. */
+  readonly stdout: Buffer | null;
+  readonly stderr: Buffer | null;
+  /** Why the run was ended early, if it was. */
+  readonly reason: "timeout" | "maxBuffer" | null;
+}
+
+export type SyncEngine = (request: EngineRequest, bounds: SyncBounds) => SyncExit;
+
+type SyncCapable = NativeBinding & Required<Pick<NativeBinding, "spawnSync">>;
+
+export function canRunSyncNatively(binding: NativeBinding | null): binding is SyncCapable {
+  return binding !== null && typeof binding.spawnSync === "function";
+}
+
+export function nativeSyncEngine(binding: SyncCapable): SyncEngine {
+  return (request, bounds) => {
+    const raw = binding.spawnSync({
+      file: request.file,
+      argv: request.argv,
+      envp: request.envp,
+      cwd: request.cwd,
+      stdio: stdioFds(request),
+      input: bounds.input,
+      captureLimit: bounds.maxBuffer,
+      timeout: bounds.timeout,
+      killSignal: bounds.killSignal,
+      killGraceMs: bounds.killGraceMs,
+      setsid: request.setsid,
+      setpgroup: request.setpgroup,
+    });
+    return {
+      pid: raw.pid,
+      exitCode: raw.exitCode,
+      signal: raw.signal,
+      resourceUsage: { userCpuMicros: raw.userCpuMicros, systemCpuMicros: raw.systemCpuMicros },
+      stdout: raw.output[1] ?? null,
+      stderr: raw.output[2] ?? null,
+      reason: raw.reason,
+    };
+  };
+}
+
+/**
+ * child_process.spawnSync: forks, cannot signal a process group (a timeout
+ * reaches the child only) and reports no resource usage.
+ */
+export const fallbackSyncEngine: SyncEngine = (request, bounds) => {
+  const argv = request.argv.map((arg, i) => utf8(arg, `argv[${i}]`));
+  const result = spawnChildSync(request.file, argv.slice(1), {
+    argv0: argv[0] ?? request.file,
+    env: envObject(request),
+    cwd: request.cwd,
+    stdio: request.stdio.slice() as ("pipe" | "ignore" | "inherit" | number)[],
+    input: bounds.input,
+    timeout: bounds.timeout,
+    killSignal: bounds.killSignal,
+    maxBuffer: bounds.maxBuffer,
+    encoding: "buffer",
+    shell: false,
+  });
+  const error = result.error as NodeJS.ErrnoException | undefined;
+  const code = error?.code;
+  // EPIPE: the child ended without reading all of its input, which the native engine ignores too.
+  const ran = code === "ETIMEDOUT" || code === "ENOBUFS" || (code === "EPIPE" && result.pid > 0);
+  if (error !== undefined && !ran) {
+    const failure = systemError(error.errno ?? -constants.errno.EIO, "spawn", request.file);
+    failure.cause = error;
+    throw failure;
+  }
+  // child_process may keep a chunk beyond maxBuffer; keep exactly what the native engine would.
+  const captured = (slot: number): Buffer | null =>
+    request.stdio[slot] === "pipe"
+      ? (result.output[slot] ?? Buffer.alloc(0)).subarray(0, bounds.maxBuffer)
+      : null;
+  return {
+    pid: result.pid,
+    exitCode: result.status,
+    signal: result.signal,
+    resourceUsage: null,
+    stdout: captured(1),
+    stderr: captured(2),
+    reason: code === "ETIMEDOUT" ? "timeout" : code === "ENOBUFS" ? "maxBuffer" : null,
+  };
+};
