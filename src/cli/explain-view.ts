@@ -98,16 +98,17 @@ function reasonFor(v: PlannedVariable, limit: LimitHit | null): string | null {
 const PACKAGE_RUNNER = /^npm_/i;
 
 /**
- * A hint when most inherited variables (by count or by bytes) are the
- * package runner's `npm_*`: run through `npx` or `npm run`, the plan
- * describes npm's environment more than the user's.
+ * A hint when the package runner's `npm_*` variables make up much of the
+ * inherited environment (40% of the variables, or half of the bytes): run
+ * through `npx` or `npm run`, the plan describes npm's environment more than
+ * the user's. (`npx` alone adds about 30 such variables to a shell's 30–60.)
  */
 function packageRunnerHint(variables: readonly ExplainVariable[]): string | undefined {
   const inherited = variables.filter((v) => v.origin === "inherited" && v.bytes !== null);
   const runner = inherited.filter((v) => PACKAGE_RUNNER.test(v.name));
   const bytes = (list: readonly ExplainVariable[]): number =>
     list.reduce((sum, v) => sum + (v.bytes ?? 0), 0);
-  const byCount = runner.length * 2 > inherited.length;
+  const byCount = runner.length * 5 >= inherited.length * 2;
   const byBytes = bytes(runner) * 2 > bytes(inherited);
   if (runner.length === 0 || !(byCount || byBytes)) return undefined;
   return (
