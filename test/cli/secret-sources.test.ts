@@ -4,6 +4,10 @@
  * runs the real command and checks what the step's bash really received,
  * the exit status, and the exact one-line message of each refusal (which
  * never contains the value or the file's content).
+ *
+ * Control check (done once, by hand): with StdinSource's second-use guard
+ * removed, the "second @-" case went red; with readContextFile's string
+ * check removed, the non-string --context-file case went red.
  */
 import { writeFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
