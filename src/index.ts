@@ -31,6 +31,8 @@ export {
   RESERVED_ENV_PREFIXES,
   RESERVED_ENV_SUFFIXES,
   SEED_RESERVED_ENV_NAMES,
+  // The amplihack recipe runner's 22 reserved names, under a name that says where they come from.
+  SEED_RESERVED_ENV_NAMES as RECIPE_RUNNER_RESERVED_ENV_NAMES,
 } from "./env/denylist.js";
 export {
   type ImageRecordOptions,
