@@ -33,7 +33,7 @@ export const STEP_OPTIONS_HELP = `  --context KEY=VALUE   a context entry (untru
   --var NAME=@FILE      (also --context) the value read from FILE (UTF-8): keeps secrets out of
                         the command line, which every local user can read with ps
   --var NAME=@-         (also --context) the value read from stdin; at most one @- in all
-                        "@@" starts a literal "@"
+  --var NAME=@@TEXT     (also --context) the literal value "@TEXT"
   --env-file FILE       use FILE (NAME=value lines) as the parent environment instead of this
                         process's environment
   --parent-env FILE     the same as --env-file, under a name node never intercepts (node
