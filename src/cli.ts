@@ -1,21 +1,38 @@
 #!/usr/bin/env node
 /** The `exactspawn` command: dispatches to one module per subcommand. */
-import { BENCH_HELP, runBench } from "./cli/bench-command.js";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { BENCH_HELP, benchmarksShipped, runBench } from "./cli/bench-command.js";
 import { EXPLAIN_HELP, runExplain } from "./cli/explain-command.js";
 import { LIMITS_HELP, runLimits } from "./cli/limits-command.js";
 import { RUN_HELP, runRun } from "./cli/run-command.js";
 import { isUsageError } from "./cli/usage-error.js";
-import { firstLine } from "./errors.js";
+import { displayName, firstLine } from "./errors.js";
+import { PACKAGE_ROOT } from "./native.js";
 
-const HELP = `Usage: exactspawn <command> [options]
+/** The top-level help; `bench` is listed only where the benchmarks are (a source checkout). */
+function help(): string {
+  const bench = benchmarksShipped()
+    ? "\n  bench      run the side-by-side benchmarks and print a combined ratio table"
+    : "";
+  return `Usage: exactspawn <command> [options]
+       exactspawn --version
 
 Commands:
   limits     the kernel's exec limits here and the env budget derived from them
   explain    what a bash step's child would get: every variable's fate, origin and size
-  run        run a command as a bash step with that context and those values
-  bench      run the side-by-side benchmarks and print a combined ratio table
+  run        run a command as a bash step with that context and those values${bench}
 
 Run "exactspawn <command> --help" for a command's options. Docs: docs/cli.md`;
+}
+
+/** The package's version, from its own package.json. */
+function version(): string {
+  const manifest = JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as {
+    version?: unknown;
+  };
+  return String(manifest.version);
+}
 
 const commands: Record<
   string,
@@ -30,12 +47,17 @@ const commands: Record<
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
-    process.stdout.write(`${HELP}\n`);
+    process.stdout.write(`${help()}\n`);
     return name === undefined ? 2 : 0;
   }
-  const command = commands[name];
+  if (name === "--version" || name === "-V") {
+    process.stdout.write(`${version()}\n`);
+    return 0;
+  }
+  const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (command === undefined) {
-    process.stderr.write(`exactspawn: unknown command "${name}" (try --help)\n`);
+    const what = name.startsWith("-") ? "option" : "command";
+    process.stderr.write(`exactspawn: unknown ${what} "${displayName(name)}" (try --help)\n`);
     return 2;
   }
   try {

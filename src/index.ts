@@ -3,9 +3,9 @@
  * that always fits the kernel's exec limits.
  */
 
-// ---- Spill, bounded environment and bash-step script (issue #5) ----
+// ---- Spill, bounded environment and bash-step script ----
 export { type BoundedEnv, type BoundedEnvInput, boundedEnv } from "./env/bounded-env.js";
-// ---- Environment policy (issue #4): denylist, context export, inherited
+// ---- Environment policy: denylist, context export, inherited
 // ---- filtering, layering, image restore, and the runtime front door.
 export {
   type ContextExport,
@@ -31,6 +31,8 @@ export {
   RESERVED_ENV_PREFIXES,
   RESERVED_ENV_SUFFIXES,
   SEED_RESERVED_ENV_NAMES,
+  // The amplihack recipe runner's 22 reserved names, under a name that says where they come from.
+  SEED_RESERVED_ENV_NAMES as RECIPE_RUNNER_RESERVED_ENV_NAMES,
 } from "./env/denylist.js";
 export {
   type ImageRecordOptions,
@@ -49,7 +51,6 @@ export {
   inheritedBase,
   isEssentialName,
   snapshotEnv,
-  WINDOWS_ESSENTIAL_ENV_NAMES,
 } from "./env/inherited.js";
 export {
   ENV_LAYERS,

@@ -4,12 +4,12 @@
  * process each, with a progress line; prints each one's output and ends with
  * one combined table of their ratios and medians.
  */
-import { readdirSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { PACKAGE_ROOT } from "../native.js";
 import { spawn } from "../spawn/spawn.js";
 import { type BenchRow, benchRows, benchTable } from "./bench-results.js";
+import { parseCommandLine } from "./command-line.js";
 import { applyLogLevel } from "./log-level.js";
 import { UsageError } from "./usage-error.js";
 
@@ -27,7 +27,21 @@ Options:
   --log-level LEVEL    pino level for notices on stderr
   -h, --help
 
-Exit status: 0 every benchmark exited 0; 1 one failed or none was found; 2 usage error.`;
+Exit status: 0 every benchmark exited 0 and met its goals; 1 one failed or none was found;
+2 usage error; 3 every benchmark ran but a goal was missed.`;
+
+/** Exit status when every benchmark ran but one of them missed a goal. */
+export const EXIT_GOAL_MISSED = 3;
+
+/** Whether the benchmarks are here: a source checkout has bench/; the installed package does not. */
+export function benchmarksShipped(root = PACKAGE_ROOT): boolean {
+  return existsSync(join(root, "bench", "run.mjs"));
+}
+
+/** Whether a row's verdict says its goal was missed ("MISSED", "OVER", …). */
+export function goalMissed(row: BenchRow): boolean {
+  return /^(missed|over|fail)/i.test(row.verdict);
+}
 
 /** The benchmark scripts in `dir`, in run order. */
 export function discoverBenchmarks(dir: string): string[] {
@@ -43,17 +57,12 @@ export function discoverBenchmarks(dir: string): string[] {
 }
 
 export async function runBench(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: {
-      quick: { type: "boolean" },
-      list: { type: "boolean" },
-      dir: { type: "string" },
-      "log-level": { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
-    allowPositionals: true,
-    strict: true,
+  const { values, positionals } = parseCommandLine("bench", argv, {
+    quick: { type: "boolean" },
+    list: { type: "boolean" },
+    dir: { type: "string" },
+    "log-level": { type: "string" },
+    help: { type: "boolean", short: "h" },
   });
   if (values.help) {
     process.stdout.write(`${BENCH_HELP}\n`);
@@ -64,7 +73,12 @@ export async function runBench(argv: string[]): Promise<number> {
   const dir = resolve(values.dir ?? join(PACKAGE_ROOT, "bench"));
   const files = discoverBenchmarks(dir);
   if (files.length === 0) {
-    process.stderr.write(`exactspawn bench: no benchmarks in ${dir}\n`);
+    const why =
+      values.dir === undefined
+        ? "the benchmarks are not part of the installed package; run them from a source " +
+          "checkout (npm run bench)"
+        : `no benchmarks in ${dir}`;
+    process.stderr.write(`exactspawn bench: ${why}\n`);
     return 1;
   }
   const label = (file: string): string => relative(process.cwd(), file) || file;
@@ -105,5 +119,12 @@ export async function runBench(argv: string[]): Promise<number> {
   process.stdout.write(
     `\n== combined\n${rows.length > 0 ? benchTable(rows) : "(no ratios or medians recognised)"}\n`,
   );
-  return failed === 0 ? 0 : 1;
+  if (failed > 0) return 1;
+  const missed = rows.filter(goalMissed);
+  if (missed.length > 0) {
+    const names = missed.map((row) => `${row.bench}: ${row.measure}`).join(", ");
+    process.stderr.write(`exactspawn bench: ${missed.length} goal(s) missed: ${names}\n`);
+    return EXIT_GOAL_MISSED;
+  }
+  return 0;
 }

@@ -48,7 +48,10 @@ export function parseEnvFile(text: string, label = "env file"): Map<string, stri
   return env;
 }
 
-/** Reads and parses an env file. Throws UsageError when it cannot be read or parsed. */
-export function readEnvFile(path: string): Map<string, string> {
-  return parseEnvFile(readUtf8File(path, "--env-file"), path);
+/**
+ * Reads and parses an env file. Throws UsageError (naming `option`, the
+ * option as the user typed it) when it cannot be read or parsed.
+ */
+export function readEnvFile(path: string, option = "--env-file"): Map<string, string> {
+  return parseEnvFile(readUtf8File(path, option), path);
 }

@@ -3,8 +3,8 @@
  * variable's fate, origin, size and reason, the budget used and the totals.
  * Plans only (no files, no spawn) and never prints a value.
  */
-import { parseArgs } from "node:util";
 import { firstLine } from "../errors.js";
+import { parseCommandLine } from "./command-line.js";
 import { explainReport, explainTable } from "./explain-view.js";
 import { STEP_OPTIONS, STEP_OPTIONS_HELP, stepRequest } from "./step-options.js";
 import { planStep, runtimeFor } from "./step-plan.js";
@@ -26,11 +26,9 @@ Exit status: 0 planned; 1 the step cannot be planned (e.g. protected variables a
 budget); 2 usage error.`;
 
 export function runExplain(argv: string[]): number {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: { ...STEP_OPTIONS, json: { type: "boolean" } },
-    allowPositionals: true,
-    strict: true,
+  const { values, positionals } = parseCommandLine("explain", argv, {
+    ...STEP_OPTIONS,
+    json: { type: "boolean" },
   });
   if (values.help) {
     process.stdout.write(`${EXPLAIN_HELP}\n`);

@@ -1,8 +1,9 @@
 /** `exactspawn limits [--json]`: what the kernel allows here, and where the numbers came from. */
-import { parseArgs } from "node:util";
 import { type Limits, type ProbedSize, probeLimits } from "../limits.js";
 import { nativeStatus } from "../native.js";
+import { parseCommandLine } from "./command-line.js";
 import { colorEnabled, formatBytes, paint, table } from "./format.js";
+import { UsageError } from "./usage-error.js";
 
 export const LIMITS_HELP = `Usage: exactspawn limits [--json]
 
@@ -41,11 +42,11 @@ export function limitsJson(limits: Limits): Record<string, unknown> {
 }
 
 export function runLimits(argv: string[]): number {
-  const { values } = parseArgs({
-    args: argv,
-    options: { json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
-    strict: true,
+  const { values, positionals } = parseCommandLine("limits", argv, {
+    json: { type: "boolean" },
+    help: { type: "boolean", short: "h" },
   });
+  if (positionals.length > 0) throw new UsageError("limits takes no arguments");
   if (values.help) {
     process.stdout.write(`${LIMITS_HELP}\n`);
     return 0;

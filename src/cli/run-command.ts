@@ -5,31 +5,35 @@
  * becomes ours (a signal n becomes 128 + n).
  */
 import { constants } from "node:os";
-import { parseArgs } from "node:util";
 import { firstLine } from "../errors.js";
 import { probeLimits } from "../limits.js";
 import type { BashStepResult } from "../step/bash-step.js";
+import { parseCommandLine } from "./command-line.js";
 import { explainReport, explainTable } from "./explain-view.js";
 import { STEP_OPTIONS, STEP_OPTIONS_HELP, stepRequest } from "./step-options.js";
 import { planStep, runtimeFor, stepOptions } from "./step-plan.js";
-import { UsageError } from "./usage-error.js";
+import { unreachedError, unreachedValues } from "./unreached.js";
+import { isUsageError, UsageError } from "./usage-error.js";
 
-export const RUN_HELP = `Usage: exactspawn run [options] [--timeout S] [--verbose] -- COMMAND
+export const RUN_HELP = `Usage: exactspawn run [options] [--allow-skips] [--timeout S] [--verbose] -- COMMAND
 
 Runs COMMAND (its words joined by spaces into one bash script) as a bash step: the parent
 environment through the allow and block lists, the context, the step values (spilled to private
 files when they do not fit), the budget checked exactly, then bash. The step's stdout and stderr
-go straight to this terminal; its stdin is this process's stdin unless that is a terminal
-(then /dev/null: the step runs in its own process group).
+go straight to this terminal; its stdin is this process's stdin unless that is a terminal or a
+value was read from it with @- (then /dev/null: the step runs in its own process group).
+A --var or --context value that would not reach the step (an invalid or reserved name, no room
+in the budget) stops the run with exit status 2, naming it, unless --allow-skips.
 
 Options:
 ${STEP_OPTIONS_HELP}
+  --allow-skips         run even when a --var or --context value would not reach the step
   --timeout S           stop the step after S seconds (SIGTERM to its process group, then SIGKILL)
   --verbose             print the plan (the explain table) to stderr first
   -h, --help
 
 Exit status: the step's own; 128 + n when signal n ended it; 124 on --timeout; 125 when the step
-could not be planned or started; 2 usage error.`;
+could not be planned or started; 2 usage error, or a named value that would not reach the step.`;
 
 /** Exit status for "exactspawn could not plan or start the step" (as env(1) uses it). */
 export const EXIT_CANNOT_RUN = 125;
@@ -53,15 +57,11 @@ function signalExit(signal: string | null): number {
 const FORWARDED = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 
 export async function runRun(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: {
-      ...STEP_OPTIONS,
-      timeout: { type: "string" },
-      verbose: { type: "boolean" },
-    },
-    allowPositionals: true,
-    strict: true,
+  const { values, positionals } = parseCommandLine("run", argv, {
+    ...STEP_OPTIONS,
+    "allow-skips": { type: "boolean" },
+    timeout: { type: "string" },
+    verbose: { type: "boolean" },
   });
   if (values.help) {
     process.stdout.write(`${RUN_HELP}\n`);
@@ -77,7 +77,7 @@ export async function runRun(argv: string[]): Promise<number> {
   const fail = (error: unknown): number => {
     const message = firstLine(error);
     process.stderr.write(`exactspawn run: ${message}\n`);
-    return EXIT_CANNOT_RUN;
+    return isUsageError(error) ? 2 : EXIT_CANNOT_RUN;
   };
 
   const controller = new AbortController();
@@ -90,14 +90,19 @@ export async function runRun(argv: string[]): Promise<number> {
   let result: BashStepResult;
   try {
     const options = stepOptions(request);
-    if (values.verbose) {
+    if (values.verbose || values["allow-skips"] !== true) {
       const plan = planStep(runtime, request);
-      const report = explainReport(plan, request.command, request.limitsSource);
-      process.stderr.write(`${explainTable(report, process.stderr)}\n`);
+      if (values.verbose) {
+        const report = explainReport(plan, request.command, request.limitsSource);
+        process.stderr.write(`${explainTable(report, process.stderr)}\n`);
+      }
+      const unreached = unreachedValues(plan, request, runtime.config.stepPrefix);
+      if (values["allow-skips"] !== true && unreached.length > 0) throw unreachedError(unreached);
     }
+    const stdin = process.stdin.isTTY || request.stdinUsed ? "ignore" : "inherit";
     result = await runtime.bash(request.command, {
       ...options,
-      stdio: [process.stdin.isTTY ? "ignore" : "inherit", "inherit", "inherit"],
+      stdio: [stdin, "inherit", "inherit"],
       reject: false,
       signal: controller.signal,
       ...(timeout === undefined ? {} : { timeout }),

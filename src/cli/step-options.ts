@@ -5,16 +5,18 @@
  * a key or a file.
  */
 import type { ParseArgsConfig } from "node:util";
+import { displayName } from "../errors.js";
 import { type Limits, MAX_ARG_STRLEN, probeLimits } from "../limits.js";
 import type { Logger } from "../log.js";
 import type { RuntimeOptions } from "../runtime.js";
 import { readEnvFile } from "./env-file.js";
 import { applyLogLevel } from "./log-level.js";
-import { readUtf8File } from "./read-text.js";
 import { UsageError } from "./usage-error.js";
+import { readContextFile, StdinSource, sourcedValue } from "./value-source.js";
 
 export const STEP_OPTIONS = {
   context: { type: "string", multiple: true },
+  "context-file": { type: "string", multiple: true },
   var: { type: "string", multiple: true },
   "env-file": { type: "string" },
   "parent-env": { type: "string" },
@@ -26,8 +28,12 @@ export const STEP_OPTIONS = {
 } as const satisfies NonNullable<ParseArgsConfig["options"]>;
 
 export const STEP_OPTIONS_HELP = `  --context KEY=VALUE   a context entry (untrusted: name rules and the denylist apply); repeatable
+  --context-file FILE   context entries from FILE, a JSON object of string values; repeatable
   --var NAME=VALUE      a step value: RECIPE_VAR_NAME and its upper-case alias; repeatable
-  --var NAME=@FILE      the same, the value read from FILE (UTF-8); "@@" starts a literal "@"
+  --var NAME=@FILE      (also --context) the value read from FILE (UTF-8): keeps secrets out of
+                        the command line, which every local user can read with ps
+  --var NAME=@-         (also --context) the value read from stdin; at most one @- in all
+  --var NAME=@@TEXT     (also --context) the literal value "@TEXT"
   --env-file FILE       use FILE (NAME=value lines) as the parent environment instead of this
                         process's environment
   --parent-env FILE     the same as --env-file, under a name node never intercepts (node
@@ -47,10 +53,13 @@ export interface StepRequest {
   readonly limitsSource: "option" | Limits["source"];
   readonly command: string;
   readonly log: Logger;
+  /** Whether a value was read from stdin (`@-`): then stdin is used up. */
+  readonly stdinUsed: boolean;
 }
 
 type SharedValues = {
   context?: string[];
+  "context-file"?: string[];
   var?: string[];
   "env-file"?: string;
   "parent-env"?: string;
@@ -64,16 +73,6 @@ function splitPair(text: string, option: string, what: string): [string, string]
   const at = text.indexOf("=");
   if (at <= 0) throw new UsageError(`${option} expects ${what}=VALUE`);
   return [text.slice(0, at), text.slice(at + 1)];
-}
-
-function varValue(name: string, raw: string): string {
-  if (raw.startsWith("@@")) return raw.slice(1);
-  if (raw.startsWith("@")) {
-    const path = raw.slice(1);
-    if (path === "") throw new UsageError(`--var ${name}: "@" needs a file name`);
-    return readUtf8File(path, `--var ${name}`);
-  }
-  return raw;
 }
 
 /** "262144", "256K", "2M" (binary units). */
@@ -102,32 +101,42 @@ function limitsFor(text: string | undefined): Pick<StepRequest, "limits" | "limi
   };
 }
 
-/** Turns the shared options and the COMMAND words into a step request. Throws UsageError. */
+/**
+ * Turns the shared options and the COMMAND words into a step request.
+ * Context comes from the --context-file files in order, then the --context
+ * entries (a later entry for the same key wins). Throws UsageError.
+ */
 export function stepRequest(
   values: SharedValues,
   positionals: readonly string[],
   defaultCommand: string | undefined,
+  stdin: StdinSource = new StdinSource(),
 ): StepRequest {
   const log = applyLogLevel(values["log-level"]);
   // Maps, not records: a key such as "__proto__" is just a key.
   let context: Map<string, string> | undefined;
-  for (const entry of values.context ?? []) {
-    const [key, value] = splitPair(entry, "--context", "KEY");
+  for (const file of values["context-file"] ?? []) {
     context ??= new Map();
-    context.set(key, value);
+    for (const [key, value] of readContextFile(file)) context.set(key, value);
+  }
+  for (const entry of values.context ?? []) {
+    const [key, raw] = splitPair(entry, "--context", "KEY");
+    context ??= new Map();
+    context.set(key, sourcedValue(raw, `--context ${displayName(key)}`, stdin));
   }
   const stepValues = new Map<string, string>();
   for (const entry of values.var ?? []) {
     const [name, raw] = splitPair(entry, "--var", "NAME");
-    stepValues.set(name, varValue(name, raw));
+    stepValues.set(name, sourcedValue(raw, `--var ${displayName(name)}`, stdin));
   }
   if (values["env-file"] !== undefined && values["parent-env"] !== undefined) {
     throw new UsageError("give --env-file or --parent-env, not both");
   }
+  const envFileOption = values["env-file"] !== undefined ? "--env-file" : "--parent-env";
   const envFile = values["env-file"] ?? values["parent-env"];
   const runtime: RuntimeOptions = {
     logger: log,
-    ...(envFile === undefined ? {} : { parentEnv: readEnvFile(envFile) }),
+    ...(envFile === undefined ? {} : { parentEnv: readEnvFile(envFile, envFileOption) }),
     ...(values.allow === undefined ? {} : { allow: values.allow }),
     ...(values.block === undefined ? {} : { block: values.block }),
   };
@@ -140,5 +149,6 @@ export function stepRequest(
     ...limitsFor(values["exec-limit"]),
     command,
     log,
+    stdinUsed: stdin.used,
   };
 }

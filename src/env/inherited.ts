@@ -32,34 +32,6 @@ export const ESSENTIAL_ENV_NAMES: readonly string[] = Object.freeze([
 /** Prefixes whose every name is essential on Linux (locale categories, XDG directories). */
 export const ESSENTIAL_ENV_PREFIXES: readonly string[] = Object.freeze(["LC_", "XDG_"]);
 
-/**
- * The Windows essentials (exported as data; matched case-insensitively there):
- * the Linux names plus the system directories and profile variables.
- */
-export const WINDOWS_ESSENTIAL_ENV_NAMES: readonly string[] = Object.freeze([
-  ...ESSENTIAL_ENV_NAMES,
-  "SystemRoot",
-  "windir",
-  "SystemDrive",
-  "ComSpec",
-  "PATHEXT",
-  "USERPROFILE",
-  "HOMEDRIVE",
-  "HOMEPATH",
-  "USERNAME",
-  "USERDOMAIN",
-  "APPDATA",
-  "LOCALAPPDATA",
-  "ProgramData",
-  "ALLUSERSPROFILE",
-  "ProgramFiles",
-  "ProgramFiles(x86)",
-  "ProgramW6432",
-  "CommonProgramFiles",
-  "CommonProgramFiles(x86)",
-  "CommonProgramW6432",
-]);
-
 /** A prototype-free, frozen snapshot of an environment. */
 export type EnvSnapshot = ReadonlyMap<string, string>;
 

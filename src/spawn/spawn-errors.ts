@@ -7,12 +7,17 @@
  *   footprint and the limit — never a value.
  * - `SubprocessError` (code ERR_EXACTSPAWN_SUBPROCESS_FAILED): a run that
  *   started and failed (non-zero exit, signal, timeout, abort, maxBuffer).
- *   It carries the command (argv, env NAMES only), exitCode, signal, output
- *   tails, durationMs and `cause`.
+ *   Its message names the program (argv[0]), the reason, the exit status or
+ *   signal and sizes only: never an argument past argv[0] and never the
+ *   child's output, which may hold any value the child was given (bash's own
+ *   `cd: VALUE: No such file`, a `set -x` trace, a prompt in argv). Those
+ *   live on their own non-enumerable properties (argv, command, stdout,
+ *   stderr, stdoutTail, stderrTail), so a logger serialising the error's
+ *   enumerable fields does not copy them either.
  * Exec failures (ENOENT, EACCES, ENOEXEC…) are Node-style system errors
  * (`code`, `errno`, `syscall`, `path`), not either of these.
  */
-import type { Buffer } from "node:buffer";
+import { Buffer } from "node:buffer";
 import { displayName } from "../errors.js";
 import type { ExecFootprint } from "../limits.js";
 
@@ -26,7 +31,7 @@ export type OffendingString =
 function describe(offender: OffendingString): string {
   return offender.kind === "argv"
     ? `argv[${offender.index}] (${offender.bytes} bytes)`
-    : `${offender.name} (${offender.bytes} bytes)`;
+    : `${displayName(offender.name)} (${offender.bytes} bytes)`;
 }
 
 /** The exec does not fit the kernel's limits; nothing was started. */
@@ -86,54 +91,96 @@ function quote(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`;
 }
 
-/** A started run that failed. One class for every kind of run failure. */
+function byteSize(output: string | Buffer | null): number {
+  if (output === null) return 0;
+  return typeof output === "string" ? Buffer.byteLength(output, "utf8") : output.length;
+}
+
+function reasonText(failure: SubprocessFailure): string {
+  switch (failure.reason) {
+    case "timeout":
+      return `timed out after ${failure.timeoutMs} ms${failure.signal ? ` (${failure.signal})` : ""}`;
+    case "abort":
+      return "was aborted";
+    case "maxBuffer":
+      return "exceeded maxBuffer";
+    case "signal":
+      return `was killed with ${failure.signal}`;
+    default:
+      return `failed with exit code ${failure.exitCode}`;
+  }
+}
+
+/**
+ * The message: program, reason, status, and sizes only. Arguments past
+ * argv[0] and the output are counted, never shown: either may carry a value.
+ */
+function failureMessage(failure: SubprocessFailure): string {
+  const program = displayName(failure.argv[0] ?? "(unknown program)");
+  const rest = failure.argv.slice(1);
+  const sizes: string[] = [];
+  if (rest.length > 0) {
+    const bytes = rest.reduce((sum, arg) => sum + Buffer.byteLength(arg, "utf8") + 1, 0);
+    sizes.push(`${rest.length} more argument(s), ${bytes} bytes, in error.argv`);
+  }
+  for (const stream of ["stdout", "stderr"] as const) {
+    const bytes = byteSize(failure[stream]);
+    if (bytes > 0) sizes.push(`${stream} ${bytes} bytes, tail in error.${stream}Tail`);
+  }
+  return `Command ${reasonText(failure)}: ${program}${sizes.length > 0 ? ` (${sizes.join("; ")})` : ""}`;
+}
+
+/** Defines `value` as a read-only, non-enumerable own property. */
+function hidden(target: object, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: false, writable: false });
+}
+
+/**
+ * A started run that failed. One class for every kind of run failure.
+ *
+ * The message holds no value (see the module comment). The arguments and the
+ * child's output are on non-enumerable properties: read them on purpose,
+ * never log them wholesale.
+ */
 export class SubprocessError extends Error {
   override readonly name = "SubprocessError";
   readonly code = "ERR_EXACTSPAWN_SUBPROCESS_FAILED";
   readonly reason: FailureReason;
-  /** The command line, shell-quoted for display. */
-  readonly command: string;
-  readonly argv: readonly string[];
+  /** The program, argv[0] as given (escaped for display). */
+  readonly program: string;
+  /** The whole command line, shell-quoted (may hold values; non-enumerable). */
+  declare readonly command: string;
+  /** The whole argv (may hold values; non-enumerable). */
+  declare readonly argv: readonly string[];
   /** The child's environment, by name only. */
   readonly envNames: readonly string[];
   readonly exitCode: number | null;
   readonly signal: string | null;
-  /** Full captured output (null when not captured). */
-  readonly stdout: string | Buffer | null;
-  readonly stderr: string | Buffer | null;
-  /** The last 4096 characters of each captured stream, as text. */
-  readonly stdoutTail: string;
-  readonly stderrTail: string;
+  /** Full captured output (null when not captured; non-enumerable). */
+  declare readonly stdout: string | Buffer | null;
+  declare readonly stderr: string | Buffer | null;
+  /** The last 4096 characters of each captured stream, as text (non-enumerable). */
+  declare readonly stdoutTail: string;
+  declare readonly stderrTail: string;
   readonly durationMs: number;
   readonly timedOut: boolean;
   readonly isCanceled: boolean;
   constructor(failure: SubprocessFailure) {
-    const command = failure.argv.map(quote).join(" ");
-    const what =
-      failure.reason === "timeout"
-        ? `timed out after ${failure.timeoutMs} ms${failure.signal ? ` (${failure.signal})` : ""}`
-        : failure.reason === "abort"
-          ? "was aborted"
-          : failure.reason === "maxBuffer"
-            ? "exceeded maxBuffer"
-            : failure.reason === "signal"
-              ? `was killed with ${failure.signal}`
-              : `failed with exit code ${failure.exitCode}`;
-    const stderrTail = tail(failure.stderr);
     super(
-      `Command ${what}: ${command}${stderrTail ? `\n${stderrTail}` : ""}`,
+      failureMessage(failure),
       failure.cause === undefined ? undefined : { cause: failure.cause },
     );
     this.reason = failure.reason;
-    this.command = command;
-    this.argv = failure.argv;
+    this.program = displayName(failure.argv[0] ?? "");
+    hidden(this, "command", failure.argv.map(quote).join(" "));
+    hidden(this, "argv", failure.argv);
     this.envNames = failure.envNames.map(displayName);
     this.exitCode = failure.exitCode;
     this.signal = failure.signal;
-    this.stdout = failure.stdout;
-    this.stderr = failure.stderr;
-    this.stdoutTail = tail(failure.stdout);
-    this.stderrTail = stderrTail;
+    hidden(this, "stdout", failure.stdout);
+    hidden(this, "stderr", failure.stderr);
+    hidden(this, "stdoutTail", tail(failure.stdout));
+    hidden(this, "stderrTail", tail(failure.stderr));
     this.durationMs = failure.durationMs;
     this.timedOut = failure.reason === "timeout";
     this.isCanceled = failure.reason === "abort";

@@ -88,8 +88,9 @@ export interface BashStepOptions {
   /** The step's name, for notices. */
   readonly step?: string;
   /**
-   * Retired (the seeds' `max_env_value_bytes`): accepted and ignored, with
-   * one warning per step name. Oversized values are spilled, never truncated.
+   * Accepted and ignored, with one warning per step name: the amplihack
+   * recipe runner's `max_env_value_bytes` truncated values; here oversized
+   * values are spilled, never truncated.
    */
   readonly maxEnvValueBytes?: unknown;
   /** Limits to plan against. Default probeLimits(). */

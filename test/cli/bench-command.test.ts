@@ -3,6 +3,9 @@
  * per benchmark, each one's output, the combined table, and the exit status.
  * Stand-in benchmarks keep this fast; the real ones are only listed.
  */
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { benchRows } from "../../src/cli/bench-results.js";
@@ -44,6 +47,41 @@ describe("exactspawn bench", () => {
     expect(cli(["bench", "--help"]).stdout).toMatch(/^Usage: exactspawn bench/);
     expect(cli(["bench", "--bogus"]).status).toBe(2);
     expect(cli(["bench", "extra"]).status).toBe(2);
+  });
+
+  it("exits 3 with one line naming the missed goals when every benchmark ran", () => {
+    const run = cli(["bench", "--dir", join(PACKAGE_ROOT, "test/fixtures/cli/bench-missed")]);
+    expect(run.status).toBe(3);
+    expect(run.stderr.trim().split("\n").at(-1)).toBe(
+      "exactspawn bench: 1 goal(s) missed: " +
+        "test/fixtures/cli/bench-missed/missed.bench.mjs: sequential /bin/true, stdio ignored: ours/c",
+    );
+  });
+
+  it("is not advertised, and says why, in an installed package (no bench/ shipped)", () => {
+    // The installed package's layout: package.json, dist/ and its dependencies, no bench/.
+    const root = mkdtempSync(join(tmpdir(), "exactspawn-installed-test-"));
+    try {
+      cpSync(join(PACKAGE_ROOT, "package.json"), join(root, "package.json"));
+      cpSync(join(PACKAGE_ROOT, "dist"), join(root, "dist"), { recursive: true });
+      symlinkSync(join(PACKAGE_ROOT, "node_modules"), join(root, "node_modules"));
+      const installed = (args: string[]) =>
+        spawnSync(process.execPath, [join(root, "dist/cli.js"), ...args], { encoding: "utf8" });
+      const help = installed(["--help"]);
+      expect(help.status).toBe(0);
+      expect(help.stdout).toMatch(/\n {2}run {8}/);
+      expect(help.stdout).not.toMatch(/bench/);
+      const bench = installed(["bench"]);
+      expect(bench.status).toBe(1);
+      expect(bench.stderr).toBe(
+        "exactspawn bench: the benchmarks are not part of the installed package; " +
+          "run them from a source checkout (npm run bench)\n",
+      );
+      // The checkout does advertise it.
+      expect(cli(["--help"]).stdout).toMatch(/\n {2}bench {6}run the side-by-side benchmarks/);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it("recognises the three output shapes and ignores the rest", () => {

@@ -47,16 +47,16 @@ describe("exactspawn explain", () => {
     expect(run.stdout).toMatchInlineSnapshot(`
       "NAME               FATE     ORIGIN      BYTES  REASON
       BAD KEY            skipped  context         -  invalid_identifier
-      COUNT              spilled  step            8  over the per-value cap or the budget
+      COUNT              spilled  step            8  to fit the exec limit (budget)
       EXACTSPAWN_BASH    inline   inherited      26
       HOME               inline   inherited      19
       LANG               inline   inherited      13
       LD_PRELOAD         skipped  context         -  reserved_name
       NOISE              trimmed  inherited   8,020  over budget: largest non-protected inherited variable
       PATH               inline   inherited      19
-      RECIPE_VAR_count   spilled  step           19  over the per-value cap or the budget
-      RECIPE_VAR_report  spilled  step       20,032  over the per-value cap or the budget
-      REPORT             spilled  step       20,021  over the per-value cap or the budget
+      RECIPE_VAR_count   spilled  step           19  to fit the exec limit (budget)
+      RECIPE_VAR_report  spilled  step       20,032  to fit the exec limit (budget)
+      REPORT             spilled  step       20,021  to fit the exec limit (budget)
       SERVICE_TOKEN      dropped  inherited      34  blocked
       TICKET             inline   context        28
       TMPDIR             inline   inherited      12
@@ -77,6 +77,7 @@ describe("exactspawn explain", () => {
         "commandBytes",
         "footprint",
         "headroom",
+        "hints",
         "interpreter",
         "limits",
         "schema",
@@ -96,7 +97,14 @@ describe("exactspawn explain", () => {
       expect(Object.keys(json.totals[fate]).sort()).toEqual(["bytes", "count"]);
     }
     for (const variable of json.variables) {
-      expect(Object.keys(variable).sort()).toEqual(["bytes", "fate", "name", "origin", "reason"]);
+      expect(Object.keys(variable).sort()).toEqual([
+        "bytes",
+        "fate",
+        "limit",
+        "name",
+        "origin",
+        "reason",
+      ]);
     }
     const byName = Object.fromEntries(json.variables.map((v: { name: string }) => [v.name, v]));
     expect(byName["LD_PRELOAD"]).toEqual({
@@ -105,9 +113,14 @@ describe("exactspawn explain", () => {
       origin: "context",
       bytes: null,
       reason: "reserved_name",
+      limit: null,
     });
     expect(byName["RECIPE_VAR_report"]).toMatchObject({ fate: "spilled", bytes: 20_032 });
-    expect(byName["NOISE"]).toMatchObject({ fate: "trimmed", origin: "inherited" });
+    expect(byName["NOISE"]).toMatchObject({
+      fate: "trimmed",
+      origin: "inherited",
+      limit: "budget",
+    });
     expect(byName["SERVICE_TOKEN"]).toMatchObject({ fate: "dropped", reason: "blocked" });
     expect(byName["TICKET"]).toMatchObject({ fate: "inline", origin: "context" });
     expect(json.footprint).toBeLessThanOrEqual(8192);

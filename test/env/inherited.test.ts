@@ -5,7 +5,6 @@ import {
   inheritedBase,
   isEssentialName,
   snapshotEnv,
-  WINDOWS_ESSENTIAL_ENV_NAMES,
 } from "../../src/env/inherited.js";
 import { InvalidEnvError } from "../../src/errors.js";
 import { MAX_ARG_STRLEN } from "../../src/limits.js";
@@ -69,24 +68,6 @@ describe("essentials", () => {
       "TEMP",
     ]);
     expect(ESSENTIAL_ENV_PREFIXES).toEqual(["LC_", "XDG_"]);
-  });
-
-  it("include the Windows set as data", () => {
-    for (const name of [
-      "SystemRoot",
-      "windir",
-      "ComSpec",
-      "PATHEXT",
-      "USERPROFILE",
-      "APPDATA",
-      "LOCALAPPDATA",
-      "ProgramData",
-      "ProgramFiles",
-      "ProgramFiles(x86)",
-      "CommonProgramFiles",
-    ]) {
-      expect(WINDOWS_ESSENTIAL_ENV_NAMES).toContain(name);
-    }
   });
 
   it.each([

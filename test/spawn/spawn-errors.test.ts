@@ -26,8 +26,9 @@ describe("SubprocessError", () => {
   };
 
   it("describes each failure reason", () => {
-    expect(new SubprocessError({ ...base, reason: "signal" }).message).toMatch(
-      /^Command was killed with SIGTERM: \/bin\/sh -c 'it'\\''s'/,
+    expect(new SubprocessError({ ...base, reason: "signal" }).message).toBe(
+      "Command was killed with SIGTERM: /bin/sh (2 more argument(s), 8 bytes, in error.argv; " +
+        "stdout 10000 bytes, tail in error.stdoutTail)",
     );
     expect(new SubprocessError({ ...base, reason: "timeout", timeoutMs: 10 }).message).toMatch(
       /timed out after 10 ms/,
@@ -35,9 +36,15 @@ describe("SubprocessError", () => {
     expect(new SubprocessError({ ...base, reason: "abort" }).isCanceled).toBe(true);
   });
 
-  it("keeps tails, escapes names and is brand-checkable", () => {
+  it("keeps argv and tails on non-enumerable properties, escapes names and is brand-checkable", () => {
     const error = new SubprocessError({ ...base, reason: "exit", exitCode: 1, signal: null });
     expect(error.stdoutTail).toHaveLength(4096);
+    expect(error.command).toBe("/bin/sh -c 'it'\\''s'");
+    expect(error.program).toBe("/bin/sh");
+    for (const key of ["argv", "command", "stdout", "stderr", "stdoutTail", "stderrTail"]) {
+      expect(Object.getOwnPropertyDescriptor(error, key)?.enumerable).toBe(false);
+    }
+    expect(Object.keys(error)).not.toContain("stdoutTail");
     expect(error.envNames).toEqual(["A", "B\\n"]);
     expect(SubprocessError.is(error)).toBe(true);
     expect(SubprocessError.is(new Error("x"))).toBe(false);
