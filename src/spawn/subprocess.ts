@@ -17,15 +17,19 @@ import { signalNumber } from "./signals.js";
 import { type FailureReason, SubprocessError } from "./spawn-errors.js";
 import type { NormalizedOptions } from "./spawn-options.js";
 
-export interface SpawnResult {
+/**
+ * A run's outcome. spawn types stdout/stderr from its options (ResultOf in
+ * output-type.ts): string, Buffer, or null for a stream not captured.
+ */
+export interface SpawnResult<Stdout = string | Buffer | null, Stderr = Stdout> {
   readonly pid: number;
   /** The exit status, or null when a signal ended the child. */
   readonly exitCode: number | null;
   /** "SIGTERM" etc. when a signal ended the child, else null. */
   readonly signal: string | null;
   /** Captured output (see `encoding`), or null when the stream was not a captured pipe. */
-  readonly stdout: string | Buffer | null;
-  readonly stderr: string | Buffer | null;
+  readonly stdout: Stdout;
+  readonly stderr: Stderr;
   /** From just before the spawn to the settled result. */
   readonly durationMs: number;
   /** The child's CPU time from wait4(2); null on the fallback engine. */
@@ -70,7 +74,7 @@ function endedStream(): Readable {
   return stream;
 }
 
-export class Subprocess implements PromiseLike<SpawnResult> {
+export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseLike<R> {
   /** undefined when the child never started. */
   readonly pid: number | undefined;
   readonly native: boolean;
@@ -179,7 +183,7 @@ export class Subprocess implements PromiseLike<SpawnResult> {
   }
 
   /** The outcome as a promise (created on first access). */
-  get result(): Promise<SpawnResult> {
+  get result(): Promise<R> {
     if (this.#promise === undefined) {
       const outcome = this.#outcome;
       if (outcome !== undefined) {
@@ -191,12 +195,13 @@ export class Subprocess implements PromiseLike<SpawnResult> {
         });
       }
     }
-    return this.#promise;
+    // Built untyped; the options this subprocess was started with type it.
+    return this.#promise as Promise<R>;
   }
 
   // biome-ignore lint/suspicious/noThenProperty: a Subprocess is deliberately awaitable.
-  then<A = SpawnResult, B = never>(
-    onfulfilled?: ((value: SpawnResult) => A | PromiseLike<A>) | null,
+  then<A = R, B = never>(
+    onfulfilled?: ((value: R) => A | PromiseLike<A>) | null,
     onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
   ): Promise<A | B> {
     return this.result.then(onfulfilled, onrejected);
