@@ -12,6 +12,7 @@ import { Buffer } from "node:buffer";
 import { performance } from "node:perf_hooks";
 import { Readable, type Writable } from "node:stream";
 import type { Engine, EngineChild, EngineExit, EngineRequest, ResourceUsage } from "./engine.js";
+import { streamLines } from "./line-iterator.js";
 import { OutputCapture } from "./output-capture.js";
 import { signalNumber } from "./signals.js";
 import { type FailureReason, SubprocessError } from "./spawn-errors.js";
@@ -64,6 +65,12 @@ const EMPTY = Buffer.alloc(0);
 
 function argText(arg: string | Buffer): string {
   return typeof arg === "string" ? arg : arg.toString("utf8");
+}
+
+/** The lines of a child that never started: none; the iteration rejects with the spawn error. */
+async function* rejectedLines(result: Promise<unknown>): AsyncGenerator<string, void, undefined> {
+  await result;
+  yield* [];
 }
 
 /** A readable stream with nothing left: what a fully consumed pipe looks like. */
@@ -205,6 +212,37 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
     onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
   ): Promise<A | B> {
     return this.result.then(onfulfilled, onrejected);
+  }
+
+  /**
+   * The child's stdout (default) or stderr as lines, while it runs, from its
+   * first byte (line-iterator.ts). Iterating leaves the result as it is: with
+   * `buffer` (the default) the output is captured in full as well and counts
+   * against maxBuffer; with `buffer: false` nothing is kept. Throws TypeError
+   * for a stream that is not a pipe; for a child that never started, the
+   * iteration rejects with the spawn error.
+   */
+  lines(stream: "stdout" | "stderr" = "stdout"): AsyncGenerator<string, void, undefined> {
+    if (stream !== "stdout" && stream !== "stderr") {
+      throw new TypeError('lines: stream must be "stdout" or "stderr"');
+    }
+    // No pid: nothing started (the fallback learns of an exec failure this way too).
+    if (this.pid === undefined) return rejectedLines(this.result);
+    const slot = stream === "stdout" ? 1 : 2;
+    const readable = this.#streamAt(slot) as Readable | null;
+    if (readable === null) throw new TypeError(`lines: the child's ${stream} is not a pipe`);
+    const encoding = this.#policy.encoding === "buffer" ? "utf8" : this.#policy.encoding;
+    // Read before the iteration: the capture so far, or all the engine read.
+    const readSoFar = () =>
+      (this.#captures[slot]?.value("buffer") as Buffer | undefined) ??
+      this.#engineOutput?.[slot] ??
+      undefined;
+    return streamLines(readable, readSoFar, encoding);
+  }
+
+  /** `for await (const line of subprocess)`: the lines of stdout (see lines()). */
+  [Symbol.asyncIterator](): AsyncGenerator<string, void, undefined> {
+    return this.lines("stdout");
   }
 
   /**

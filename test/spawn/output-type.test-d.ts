@@ -93,4 +93,10 @@ async function bash(): Promise<void> {
   await runtime.bash("echo hi", { encoding: "buffer" });
 }
 
-export { awaited, bash };
+// Line iteration yields strings whatever the encoding.
+async function lines(): Promise<void> {
+  for await (const line of bytes) expectTypeOf(line).toEqualTypeOf<string>();
+  for await (const line of bytes.lines("stderr")) expectTypeOf(line).toEqualTypeOf<string>();
+}
+
+export { awaited, bash, lines };
