@@ -60,6 +60,7 @@ run(
           "test/spawn/behaviour-native.test.ts",
           "test/spawn/host-exit.test.ts",
           "test/spawn/lifecycle.test.ts",
+          "test/spawn/line-iterator.test.ts",
           "test/spawn/native-binding.test.ts",
           "test/spawn/native-engine.test.ts",
           "test/spawn/spawn-sync.test.ts",

@@ -129,6 +129,7 @@ export type {
   StdioSlot,
 } from "./spawn/engine.js";
 export { FallbackUnsupportedError } from "./spawn/fallback-engine.js";
+export type { OutputOf, ResultOf } from "./spawn/output-type.js";
 export { spawn } from "./spawn/spawn.js";
 export {
   type FailureReason,

@@ -39,6 +39,7 @@ import {
 import { retiredFieldWarner } from "./env/retired-fields.js";
 import { compareNames } from "./errors.js";
 import type { Logger } from "./log.js";
+import type { KnownKeys, NoOptions, OutputOf, ResultOf } from "./spawn/output-type.js";
 import type { Subprocess } from "./spawn/subprocess.js";
 import {
   type BashStepOptions,
@@ -139,12 +140,28 @@ export interface Runtime {
   buildEnv(options?: BuildEnvOptions): LayeredEnv;
   /** The bash interpreter: `<hostPrefix>BASH` from the parent snapshot, else bash on its PATH. */
   interpreter(): string;
-  /** Runs a bash step: layered env, spill, bounded env, exact spawn, cleanup. */
-  bash(command: string, options?: BashStepOptions): Promise<BashStepResult>;
+  /**
+   * Runs a bash step: layered env, spill, bounded env, exact spawn, cleanup.
+   * stdout/stderr are strings, or null for a stream `stdio` does not capture.
+   */
+  bash(command: string, options?: undefined): Promise<BashStepResult<string>>;
+  bash<const O extends BashStepOptions>(
+    command: string,
+    options: KnownKeys<O, BashStepOptions> | undefined,
+  ): Promise<BashStepResult<OutputOf<O, 1>, OutputOf<O, 2>>>;
   /** Plans a bash step without writing files or spawning (what `exactspawn explain` shows). */
   planBash(command: string, options?: BashStepOptions): BashStepPlan;
-  /** Spawns an agent-style child: the layered env without step values, trimmed to fit. */
-  spawn(file: string, args?: readonly string[], options?: RuntimeSpawnOptions): Subprocess;
+  /** Spawns an agent-style child: the layered env without step values, trimmed to fit. Typed as spawn's. */
+  spawn(
+    file: string,
+    args?: readonly string[],
+    options?: undefined,
+  ): Subprocess<ResultOf<NoOptions>>;
+  spawn<const O extends RuntimeSpawnOptions>(
+    file: string,
+    args: readonly string[] | undefined,
+    options: KnownKeys<O, RuntimeSpawnOptions> | undefined,
+  ): Subprocess<ResultOf<O>>;
 }
 
 function prefixOption(value: unknown, label: string, fallback: string): string {
@@ -297,11 +314,11 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     exportContext: (context: unknown) => exporter(context),
     buildEnv,
     interpreter: host.interpreter,
-    bash: (command: string, bashOptions?: BashStepOptions) =>
-      runBashStep(host, command, bashOptions),
+    bash: ((command: string, bashOptions?: BashStepOptions) =>
+      runBashStep(host, command, bashOptions)) as Runtime["bash"],
     planBash: (command: string, bashOptions?: BashStepOptions) =>
       planBashStep(host, command, bashOptions),
-    spawn: (file: string, args: readonly string[] = [], spawnOptions?: RuntimeSpawnOptions) =>
-      runtimeSpawn(host, file, args, spawnOptions),
+    spawn: ((file: string, args: readonly string[] = [], spawnOptions?: RuntimeSpawnOptions) =>
+      runtimeSpawn(host, file, args, spawnOptions)) as Runtime["spawn"],
   });
 }

@@ -12,6 +12,7 @@ import { type NativeBinding, nativeBinding, nativeStatus } from "../native.js";
 import type { Engine, EngineRequest } from "./engine.js";
 import { fallbackEngine } from "./fallback-engine.js";
 import { canSpawnNatively, nativeEngine } from "./native-engine.js";
+import type { KnownKeys, NoOptions, ResultOf } from "./output-type.js";
 import type { SpawnOptions } from "./spawn-options.js";
 import { engineRequest, explainChdir, spawnInput } from "./spawn-request.js";
 import { Subprocess } from "./subprocess.js";
@@ -59,8 +60,20 @@ function failedBeforeStart(error: unknown): Subprocess {
  * EACCES, ENOEXEC…, syscall "posix_spawn"), a SpawnError (the exec does not
  * fit the kernel's limits; nothing started) or a SubprocessError (a failed
  * run). Throws synchronously only for invalid arguments (TypeError /
- * InvalidEnvError).
+ * InvalidEnvError). The result's stdout/stderr are typed from the options:
+ * string by default, Buffer with `encoding: "buffer"`, null for a stream
+ * that is not captured (output-type.ts).
  */
+export function spawn(
+  file: string,
+  args?: ReadonlyArray<string | Buffer>,
+  options?: undefined,
+): Subprocess<ResultOf<NoOptions>>;
+export function spawn<const O extends SpawnOptions>(
+  file: string,
+  args: ReadonlyArray<string | Buffer> | undefined,
+  options: KnownKeys<O, SpawnOptions> | undefined,
+): Subprocess<ResultOf<O>>;
 export function spawn(
   file: string,
   args: ReadonlyArray<string | Buffer> = [],

@@ -12,20 +12,25 @@ import { Buffer } from "node:buffer";
 import { performance } from "node:perf_hooks";
 import { Readable, type Writable } from "node:stream";
 import type { Engine, EngineChild, EngineExit, EngineRequest, ResourceUsage } from "./engine.js";
+import { streamLines } from "./line-iterator.js";
 import { OutputCapture } from "./output-capture.js";
 import { signalNumber } from "./signals.js";
 import { type FailureReason, SubprocessError } from "./spawn-errors.js";
 import type { NormalizedOptions } from "./spawn-options.js";
 
-export interface SpawnResult {
+/**
+ * A run's outcome. spawn types stdout/stderr from its options (ResultOf in
+ * output-type.ts): string, Buffer, or null for a stream not captured.
+ */
+export interface SpawnResult<Stdout = string | Buffer | null, Stderr = Stdout> {
   readonly pid: number;
   /** The exit status, or null when a signal ended the child. */
   readonly exitCode: number | null;
   /** "SIGTERM" etc. when a signal ended the child, else null. */
   readonly signal: string | null;
   /** Captured output (see `encoding`), or null when the stream was not a captured pipe. */
-  readonly stdout: string | Buffer | null;
-  readonly stderr: string | Buffer | null;
+  readonly stdout: Stdout;
+  readonly stderr: Stderr;
   /** From just before the spawn to the settled result. */
   readonly durationMs: number;
   /** The child's CPU time from wait4(2); null on the fallback engine. */
@@ -62,6 +67,12 @@ function argText(arg: string | Buffer): string {
   return typeof arg === "string" ? arg : arg.toString("utf8");
 }
 
+/** The lines of a child that never started: none; the iteration rejects with the spawn error. */
+async function* rejectedLines(result: Promise<unknown>): AsyncGenerator<string, void, undefined> {
+  await result;
+  yield* [];
+}
+
 /** A readable stream with nothing left: what a fully consumed pipe looks like. */
 function endedStream(): Readable {
   const stream = new Readable({ read() {} });
@@ -70,7 +81,7 @@ function endedStream(): Readable {
   return stream;
 }
 
-export class Subprocess implements PromiseLike<SpawnResult> {
+export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseLike<R> {
   /** undefined when the child never started. */
   readonly pid: number | undefined;
   readonly native: boolean;
@@ -179,7 +190,7 @@ export class Subprocess implements PromiseLike<SpawnResult> {
   }
 
   /** The outcome as a promise (created on first access). */
-  get result(): Promise<SpawnResult> {
+  get result(): Promise<R> {
     if (this.#promise === undefined) {
       const outcome = this.#outcome;
       if (outcome !== undefined) {
@@ -191,15 +202,47 @@ export class Subprocess implements PromiseLike<SpawnResult> {
         });
       }
     }
-    return this.#promise;
+    // Built untyped; the options this subprocess was started with type it.
+    return this.#promise as Promise<R>;
   }
 
   // biome-ignore lint/suspicious/noThenProperty: a Subprocess is deliberately awaitable.
-  then<A = SpawnResult, B = never>(
-    onfulfilled?: ((value: SpawnResult) => A | PromiseLike<A>) | null,
+  then<A = R, B = never>(
+    onfulfilled?: ((value: R) => A | PromiseLike<A>) | null,
     onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
   ): Promise<A | B> {
     return this.result.then(onfulfilled, onrejected);
+  }
+
+  /**
+   * The child's stdout (default) or stderr as lines, while it runs, from its
+   * first byte (line-iterator.ts). Iterating leaves the result as it is: with
+   * `buffer` (the default) the output is captured in full as well and counts
+   * against maxBuffer; with `buffer: false` nothing is kept. Throws TypeError
+   * for a stream that is not a pipe; for a child that never started, the
+   * iteration rejects with the spawn error.
+   */
+  lines(stream: "stdout" | "stderr" = "stdout"): AsyncGenerator<string, void, undefined> {
+    if (stream !== "stdout" && stream !== "stderr") {
+      throw new TypeError('lines: stream must be "stdout" or "stderr"');
+    }
+    // No pid: nothing started (the fallback learns of an exec failure this way too).
+    if (this.pid === undefined) return rejectedLines(this.result);
+    const slot = stream === "stdout" ? 1 : 2;
+    const readable = this.#streamAt(slot) as Readable | null;
+    if (readable === null) throw new TypeError(`lines: the child's ${stream} is not a pipe`);
+    const encoding = this.#policy.encoding === "buffer" ? "utf8" : this.#policy.encoding;
+    // Read before the iteration: the capture so far, or all the engine read.
+    const readSoFar = () =>
+      (this.#captures[slot]?.value("buffer") as Buffer | undefined) ??
+      this.#engineOutput?.[slot] ??
+      undefined;
+    return streamLines(readable, readSoFar, encoding);
+  }
+
+  /** `for await (const line of subprocess)`: the lines of stdout (see lines()). */
+  [Symbol.asyncIterator](): AsyncGenerator<string, void, undefined> {
+    return this.lines("stdout");
   }
 
   /**

@@ -127,7 +127,9 @@ export interface BashStepPlan {
   readonly variables: readonly VariableReport[];
 }
 
-export interface BashStepResult extends SpawnResult {
+/** A step's outcome; runtime.bash types stdout/stderr from its `stdio`: string, or null when not captured. */
+export interface BashStepResult<Stdout = string | null, Stderr = Stdout>
+  extends SpawnResult<Stdout, Stderr> {
   /** stdout with trailing whitespace removed: the step's output value. */
   readonly output: string;
   readonly interpreter: string;

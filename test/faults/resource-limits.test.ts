@@ -8,7 +8,7 @@
 import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nativeStatus } from "../../src/native.js";
-import { removeDir, runHost, scratchDir } from "./host.js";
+import { privateLibrary, removeDir, runHost, scratchDir } from "./host.js";
 
 let dir: string;
 beforeAll(() => {
@@ -114,7 +114,11 @@ describe.runIf(setpriv && isRoot && !underAsan)(
           const tasks = Number(execFileSync("ps", ["-L", "-u", "nobody", "--no-headers"]).toString().trim().split("\\n").length);
           execFileSync("prlimit", ["--pid", String(process.pid), "--nproc=" + (tasks + 6) + ":" + (tasks + 6)]);
         `),
-        { wrap: ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"] },
+        {
+          wrap: ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"],
+          // nobody may not be able to read the checkout (a clone in a 0700 home).
+          library: privateLibrary(dir),
+        },
       );
       expect(run.signal).toBeNull();
       expect({ status: run.status, stderr: run.stderr }).toMatchObject({ status: 0 });

@@ -15,6 +15,7 @@ import type { NativeBinding, RawChildExit } from "../../src/native.js";
 import { nativeBinding, nativeStatus } from "../../src/native.js";
 import { eventually, openFds, zombieChildren } from "../fixtures/process-state.js";
 import { rawSpawnOptions } from "../fixtures/raw-spawn.js";
+import { byRun } from "../helpers/long.js";
 
 const fixture = resolve(import.meta.dirname, "../fixtures/boundary-fuzz.mjs");
 
@@ -58,9 +59,15 @@ const binding = (): NativeBinding & Required<Pick<NativeBinding, "spawn" | "pipe
   nativeBinding() as NativeBinding & Required<Pick<NativeBinding, "spawn" | "pipe" | "closeFd">>;
 
 describe.runIf(nativeStatus().loaded)("fuzzing the native boundary (in a child process)", () => {
-  const seeds = [1, Number(process.env["EXACTSPAWN_FUZZ_SEED"] ?? 20261202)];
+  // `npm run test:long` fuzzes deeper: more seeds, four times the rounds each.
+  const seeds = [
+    1,
+    Number(process.env["EXACTSPAWN_FUZZ_SEED"] ?? 20261202),
+    ...byRun([], [2, 3, 4, 5]),
+  ];
+  const rounds = byRun(2500, 10_000);
   it.each(seeds)("seed %i: thousands of random calls, no crash, no coercion, no leak", (seed) => {
-    const { status, signal, report, stderr } = fuzz(seed, 2500);
+    const { status, signal, report, stderr } = fuzz(seed, rounds);
     expect({ signal, status, stderr: stderr.slice(0, 4000) }).toEqual({
       signal: null,
       status: 0,

@@ -6,7 +6,7 @@
  */
 import { Buffer } from "node:buffer";
 import { spawn as spawnChild, spawnSync } from "node:child_process";
-import { rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
@@ -112,18 +112,36 @@ export function behaviourSuite(mode: Mode): void {
     });
 
     it("captures everything when stdout is first read mid-run; the stream carries the rest", async () => {
-      const child = spawn("/bin/sh", ["-c", "echo early; sleep 0.4; echo late"]);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      const stdout = child.stdout!;
-      expect(stdout).toBeInstanceOf(Readable);
-      expect(child.stdio[1]).toBe(stdout);
-      expect(child.stdio[2]).toBe(child.stderr);
-      let seen = "";
-      stdout.on("data", (chunk: Buffer) => {
-        seen += chunk.toString();
-      });
-      expect(await child).toMatchObject({ stdout: "early\nlate\n", stderr: "" });
-      expect(seen).toBe("late\n");
+      // The child's first megabyte only fits once this process has read most
+      // of it (a pipe or socket buffer is far smaller), so when `written`
+      // exists, output was read before stdout was accessed. It then waits
+      // for `go`, which this test creates after accessing stdout.
+      const gate = fileGate();
+      try {
+        const child = spawn("/bin/sh", [
+          "-c",
+          `head -c ${MIB} /dev/zero; : > '${gate.written}'; ${gate.waitGo}; echo late`,
+        ]);
+        expect(await eventually(() => existsSync(gate.written))).toBe(true);
+        const stdout = child.stdout!;
+        expect(stdout).toBeInstanceOf(Readable);
+        expect(child.stdio[1]).toBe(stdout);
+        expect(child.stdio[2]).toBe(child.stderr);
+        let seen = "";
+        stdout.on("data", (chunk: Buffer) => {
+          seen += chunk.toString("latin1");
+        });
+        gate.go();
+        const result = await child;
+        expect(result.stderr).toBe("");
+        expect(result.stdout).toBe(`${"\0".repeat(MIB)}late\n`);
+        // The stream carries only what was not yet read: the end, never a replay.
+        expect(seen.length).toBeLessThan(MIB);
+        expect(seen.endsWith("late\n")).toBe(true);
+        expect(String(result.stdout).endsWith(seen)).toBe(true);
+      } finally {
+        gate.remove();
+      }
     });
 
     it("gives an ended stdout stream after the run", async () => {
@@ -138,22 +156,34 @@ export function behaviourSuite(mode: Mode): void {
     });
 
     it("counts output read before stdout was accessed against maxBuffer", async () => {
-      const child = spawn(
-        "/bin/sh",
-        ["-c", "head -c 600 /dev/zero; sleep 0.4; head -c 600 /dev/zero"],
-        {
-          maxBuffer: 1000,
-          encoding: "buffer",
-        },
-      );
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      child.stdout!.on("data", () => {});
-      const error = await child.then(
-        () => undefined,
-        (e: unknown) => e as SubprocessError,
-      );
-      expect(error?.reason).toBe("maxBuffer");
-      expect(error?.stdout).toEqual(Buffer.alloc(1000));
+      // As above: most of the first MiB was read before stdout is accessed;
+      // only if it counts do the two MiB exceed a maxBuffer of 1.5 MiB.
+      const gate = fileGate();
+      const maxBuffer = 1.5 * MIB;
+      try {
+        const child = spawn(
+          "/bin/sh",
+          [
+            "-c",
+            `head -c ${MIB} /dev/zero; : > '${gate.written}'; ${gate.waitGo}; head -c ${MIB} /dev/zero`,
+          ],
+          { maxBuffer, encoding: "buffer" },
+        );
+        expect(await eventually(() => existsSync(gate.written))).toBe(true);
+        child.stdout!.on("data", () => {});
+        gate.go();
+        const error = await child.then(
+          () => undefined,
+          (e: unknown) => e as SubprocessError,
+        );
+        expect(error?.reason).toBe("maxBuffer");
+        // Buffer.equals: a deep toEqual over 1.5 MiB takes half a minute.
+        const kept = error?.stdout as Buffer;
+        expect(kept.length).toBe(maxBuffer);
+        expect(kept.equals(Buffer.alloc(maxBuffer))).toBe(true);
+      } finally {
+        gate.remove();
+      }
     });
 
     it("kills the child when maxBuffer is exceeded", async () => {
@@ -426,6 +456,24 @@ export function behaviourSuite(mode: Mode): void {
       expect(zombieChildren()).toEqual([]);
     });
   });
+}
+
+const MIB = 1024 * 1024;
+
+/**
+ * Two flag files in a private directory: a child creates `written` (after a
+ * write only a reading parent lets it finish), then polls with `waitGo`
+ * until the test calls `go()`. Events, not sleeps, order the two sides.
+ */
+function fileGate(): { written: string; waitGo: string; go: () => void; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), "exactspawn-gate-"));
+  const go = join(dir, "go");
+  return {
+    written: join(dir, "written"),
+    waitGo: `until [ -e '${go}' ]; do sleep 0.01; done`,
+    go: () => writeFileSync(go, ""),
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 /** Writes a script into a temp dir and returns its path (for host-process tests). */

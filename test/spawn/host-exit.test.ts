@@ -8,9 +8,9 @@
  *   crash the host, and those children are still reaped (no zombies);
  * - fds the host leaves inheritable never reach the child; a host started
  *   with blocked/ignored signals still gives the child a clean signal state.
- * The library is compiled to dist/ first (Node runs these scripts itself).
+ * They run the compiled dist/ (kept current by test/global-setup.ts).
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -49,7 +49,6 @@ function killAndGone(pids: number[]): Promise<boolean> {
 
 describe.runIf(nativeStatus().loaded)("host exit and teardown (native engine)", () => {
   beforeAll(() => {
-    execFileSync(join(root, "node_modules/.bin/tsc"), ["-p", join(root, "tsconfig.build.json")]);
     dir = mkdtempSync(join(tmpdir(), "exactspawn-host-"));
     inspect = inspectBinary();
   });

@@ -3,7 +3,14 @@
  * never a coercion), reports exec failures as Node-style errors, and its
  * handles behave after the child is gone.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,7 +21,7 @@ import {
   type RawChildHandle,
   type RawSpawnOptions,
 } from "../../src/native.js";
-import { openFds } from "../fixtures/process-state.js";
+import { eventually, openFds } from "../fixtures/process-state.js";
 import { rawSpawnOptions } from "../fixtures/raw-spawn.js";
 
 const binding = nativeBinding();
@@ -154,11 +161,12 @@ describe.runIf(binding?.spawn !== undefined)("native spawn binding", () => {
   });
 
   it("waits for a captured pipe a grandchild still holds", async () => {
-    const { exit } = await sh("(sleep 0.3; echo late) & echo early", {
-      stdio: [-1, -2, -1],
-      capture: [1],
-      captureLimit: 100,
-    });
+    // The grandchild writes only once its parent shell is gone (reaped:
+    // `kill -0` fails), so the pipe outlives the child for certain.
+    const { exit } = await sh(
+      "(while kill -0 $$ 2>/dev/null; do sleep 0.01; done; echo late) & echo early",
+      { stdio: [-1, -2, -1], capture: [1], captureLimit: 100 },
+    );
     expect(exit.output?.[1]?.toString()).toBe("early\nlate\n");
   });
 
@@ -206,43 +214,83 @@ describe.runIf(binding?.spawn !== undefined)("native spawn binding", () => {
     expect(exit.output?.[1]?.toString()).toBe("12345");
   });
 
+  /** A private dir; the child creates `written` and then waits until `go()`. */
+  const gate = () => {
+    const dir = mkdtempSync(join(tmpdir(), "exactspawn-gate-"));
+    const go = join(dir, "go");
+    return {
+      written: join(dir, "written"),
+      waitGo: `until [ -e '${go}' ]; do sleep 0.01; done`,
+      go: () => writeFileSync(go, ""),
+      remove: () => rmSync(dir, { recursive: true, force: true }),
+    };
+  };
+  const MIB = 1024 * 1024;
+
   it("takeOver() hands over the fd and the bytes read so far, once", async () => {
     const before = await settledFds();
-    const { handle, exited } = start("echo early; sleep 0.4; echo late", {
-      stdio: [-1, -2, -2],
-      capture: [1, 2],
-      captureLimit: 100,
-    });
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const taken = handle.takeOver!(1)!;
-    expect(taken.fd).toBeGreaterThan(2);
-    expect(taken.bytes.toString()).toBe("early\n");
-    expect(handle.takeOver!(1)).toBeNull();
-    expect(handle.takeOver!(0)).toBeNull();
-    const socket = new Socket({ fd: taken.fd, readable: true, writable: false });
-    let rest = "";
-    socket.on("data", (chunk: Buffer) => {
-      rest += chunk.toString();
-    });
-    const closed = new Promise((resolve) => socket.once("close", resolve));
-    const exit = await exited;
-    expect(exit.output).toEqual([null, null, Buffer.alloc(0)]);
-    await closed;
-    expect(rest).toBe("late\n");
-    expect(handle.takeOver!(2)).toBeNull();
-    expect(await settledFds()).toEqual(before);
+    // A MiB fits through a 64 KiB pipe only as the addon reads it, so once
+    // `written` exists the addon holds most of it: takeOver has bytes to hand.
+    const g = gate();
+    try {
+      const { handle, exited } = start(
+        `head -c ${MIB} /dev/zero; : > '${g.written}'; ${g.waitGo}; echo late`,
+        { stdio: [-1, -2, -2], capture: [1, 2], captureLimit: 2 * MIB },
+      );
+      expect(await eventually(() => existsSync(g.written))).toBe(true);
+      const taken = handle.takeOver!(1)!;
+      expect(taken.fd).toBeGreaterThan(2);
+      expect(taken.bytes.length).toBeGreaterThan(0);
+      expect(handle.takeOver!(1)).toBeNull();
+      expect(handle.takeOver!(0)).toBeNull();
+      const socket = new Socket({ fd: taken.fd, readable: true, writable: false });
+      const rest: Buffer[] = [];
+      socket.on("data", (chunk: Buffer) => rest.push(chunk));
+      const closed = new Promise((resolve) => socket.once("close", resolve));
+      g.go();
+      const exit = await exited;
+      expect(exit.output).toEqual([null, null, Buffer.alloc(0)]);
+      await closed;
+      const all = Buffer.concat([taken.bytes, ...rest]);
+      expect(all.equals(Buffer.concat([Buffer.alloc(MIB), Buffer.from("late\n")]))).toBe(true);
+      expect(handle.takeOver!(2)).toBeNull();
+      expect(await settledFds()).toEqual(before);
+    } finally {
+      g.remove();
+    }
   });
 
   it("takeOver() of a pipe that has ended returns fd -1 and may deliver the exit at once", async () => {
-    const { handle, exited } = start("exec >&-; echo err >&2; sleep 0.3", {
-      stdio: [-1, -2, -2],
-      capture: [1, 2],
-      captureLimit: 100,
-    });
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    expect(handle.takeOver!(1)).toEqual({ fd: -1, bytes: Buffer.alloc(0) });
-    const exit = await exited;
-    expect(exit.output).toEqual([null, null, Buffer.from("err\n")]);
-    expect(handle.takeOver!(2)).toBeNull();
+    // The child closes stdout and waits: once the addon has seen the end of
+    // that pipe it closes its read end, which this test watches for.
+    const g = gate();
+    try {
+      const pipes = () =>
+        openFds().filter((fd) => {
+          try {
+            return readlinkSync(`/proc/self/fd/${fd}`).startsWith("pipe:");
+          } catch {
+            return false;
+          }
+        });
+      const pipesBefore = pipes();
+      const { handle, exited } = start(`exec >&-; echo err >&2; ${g.waitGo}`, {
+        stdio: [-1, -2, -2],
+        capture: [1, 2],
+        captureLimit: 100,
+      });
+      const ours = pipes().filter((fd) => !pipesBefore.includes(fd));
+      expect(ours).toHaveLength(2);
+      expect(await eventually(() => pipes().filter((fd) => ours.includes(fd)).length === 1)).toBe(
+        true,
+      );
+      expect(handle.takeOver!(1)).toEqual({ fd: -1, bytes: Buffer.alloc(0) });
+      g.go();
+      const exit = await exited;
+      expect(exit.output).toEqual([null, null, Buffer.from("err\n")]);
+      expect(handle.takeOver!(2)).toBeNull();
+    } finally {
+      g.remove();
+    }
   });
 });

@@ -15,18 +15,19 @@
  *     never also in the environment.
  *
  * Seeded (FUZZ_SEED overrides); the failure message names the seed and the
- * step index. The native project runs 2,000 steps; the fallback project runs
- * fewer (FALLBACK_STEPS) so the suite stays within its time on two cores:
- * the planning is engine-independent, only the spawn differs.
+ * step index. Under `npm run test:long` the native project runs 2,000 steps
+ * and the fallback 300 (the planning is engine-independent, only the spawn
+ * differs); `npm test` runs 400 and 100.
  */
 import { createHash } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { PER_VALUE_ENV_CAP, probeLimits } from "../../src/limits.js";
 import { createRuntime } from "../../src/runtime.js";
+import { byRun } from "../helpers/long.js";
 import { leftovers, makeRootFactory } from "../helpers/steps.js";
 
-const NATIVE_STEPS = 2000;
-const FALLBACK_STEPS = 300;
+const NATIVE_STEPS = byRun(400, 2000);
+const FALLBACK_STEPS = byRun(100, 300);
 const STEPS =
   Number(process.env["FUZZ_STEPS"] ?? 0) ||
   (process.env["EXACTSPAWN_NATIVE"] === "0" ? FALLBACK_STEPS : NATIVE_STEPS);

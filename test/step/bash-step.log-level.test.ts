@@ -6,18 +6,16 @@
  * not.
  */
 import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 
 const run = promisify(execFile);
 const fixture = fileURLToPath(new URL("../fixtures/sentinel-log.mjs", import.meta.url));
-const dist = fileURLToPath(new URL("../../dist/index.js", import.meta.url));
 const SENTINEL = "SENTINEL-5e17";
 
-// The fixture imports the compiled package (npm run compile); skipped only when it was never built.
-describe.runIf(existsSync(dist))("EXACTSPAWN_LOG_LEVEL=trace", () => {
+// The fixture imports the compiled package; test/global-setup.ts compiles it when stale.
+describe("EXACTSPAWN_LOG_LEVEL=trace", () => {
   it("logs names and sizes, never a value", async () => {
     const { stdout, stderr } = await run(process.execPath, [fixture, SENTINEL], {
       env: { ...process.env, EXACTSPAWN_LOG_LEVEL: "trace" },
