@@ -1,5 +1,8 @@
 // child_watch.h — watches one spawned child's exit on the addon's own event
-// loop and exposes it to JavaScript as a ChildHandle.
+// loop and exposes it to JavaScript as a ChildHandle. Implemented in
+// child_watch.cc (the exit watch and teardown), pipe_capture.cc (captured
+// output), exit_delivery.cc (the values and calls into JavaScript) and
+// child_handle.cc (the handle's methods), over watch_state.h.
 //
 // A pidfd (pidfd_open(2)) is polled with a uv_poll_t on the loop from
 // napi_get_uv_event_loop (never uv_default_loop). On the first readable event
