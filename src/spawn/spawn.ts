@@ -17,6 +17,7 @@ import { type NativeBinding, nativeBinding, nativeStatus } from "../native.js";
 import type { CaptureRequest, Engine, EngineRequest, StdioSlot } from "./engine.js";
 import { fallbackEngine } from "./fallback-engine.js";
 import { canSpawnNatively, nativeEngine } from "./native-engine.js";
+import { outputLimit } from "./output-limit.js";
 import { resolveFile } from "./resolve-file.js";
 import { type OffendingString, SpawnError } from "./spawn-errors.js";
 import { normalizeOptions, type SpawnOptions } from "./spawn-options.js";
@@ -125,7 +126,7 @@ export function spawn(
     stdio: o.stdio,
     setsid: o.setsid,
     setpgroup: o.processGroup,
-    capture: o.buffer ? captureRequest(o.stdio, o.maxBuffer) : undefined,
+    capture: o.buffer ? captureRequest(o.stdio, outputLimit(o.maxBuffer, o.encoding)) : undefined,
   };
   const startEngine: Engine = {
     native: engine.native,
@@ -140,7 +141,7 @@ export function spawn(
   return new Subprocess(startEngine, request, {
     encoding: o.encoding,
     buffer: o.buffer,
-    maxBuffer: o.maxBuffer,
+    maxBuffer: outputLimit(o.maxBuffer, o.encoding),
     timeout: o.timeout,
     killSignal: o.killSignal,
     killGraceMs: o.killGraceMs,
