@@ -114,13 +114,17 @@ class ChildHandle : public Napi::ObjectWrap<ChildHandle> {
   }
 
   Napi::Value Ref(const Napi::CallbackInfo& info) {
-    SetRef(true);
-    return info.Env().Undefined();
+    return Marshal(info, [&] {
+      SetRef(true);
+      return info.Env().Undefined();
+    });
   }
 
   Napi::Value Unref(const Napi::CallbackInfo& info) {
-    SetRef(false);
-    return info.Env().Undefined();
+    return Marshal(info, [&] {
+      SetRef(false);
+      return info.Env().Undefined();
+    });
   }
 
   Napi::Value HasRef(const Napi::CallbackInfo& info) {

@@ -310,9 +310,10 @@ export class Subprocess implements PromiseLike<SpawnResult> {
     if (this.#terminating || this.#outcome !== undefined) return;
     this.#terminating = true;
     const leaderGone = this.#signalChild(this.#policy.killSignal) === -ESRCH;
-    // A leader that exited before its timeout was not timed out: the result
-    // reports its real exit (a daemon it left holding the output is not its fault).
-    if (reason !== "timeout" || !leaderGone) {
+    // A leader that exited before the timeout or abort was not ended by it:
+    // the result reports its real exit (a daemon it left holding the output
+    // is not its doing). Output over maxBuffer is a failure whenever it comes.
+    if (reason === "maxBuffer" || !leaderGone) {
       this.#killReason = reason;
       this.#killCause = cause;
     }

@@ -30,7 +30,9 @@ describe("workers terminated in the middle of spawn()", () => {
       terminations: number;
       children: number;
       zombies: number;
+      workerErrors: string[];
     };
+    expect(report.workerErrors).toEqual([]);
     expect(report.terminations).toBe(40);
     if (nativeStatus().loaded) expect(report).toMatchObject({ children: 0, zombies: 0 });
     else expect(report.children).toBe(report.zombies);

@@ -60,4 +60,19 @@ describe("a timeout with output held open by a grandchild", () => {
     expect(isRunning(grandchild)).toBe(true);
     expect(result).toMatchObject({ exitCode: null, signal: "SIGTERM", failure: "timeout" });
   });
+
+  it("an abort after the leader exited cuts the output after the grace and keeps the leader's exit", async () => {
+    const controller = new AbortController();
+    const run = spawn("/bin/sh", ["-c", "setsid sleep 6 & echo $!"], {
+      signal: controller.signal,
+      killGraceMs: 200,
+      reject: false,
+    });
+    setTimeout(() => controller.abort(), 300);
+    const result = await run;
+    const grandchild = Number(String(result.stdout).trim());
+    leftBehind.push(grandchild);
+    expect(isRunning(grandchild)).toBe(true);
+    expect(result).toMatchObject({ exitCode: 0, signal: null, failure: null });
+  });
 });
