@@ -222,7 +222,8 @@ export class Subprocess implements PromiseLike<SpawnResult> {
   /**
    * Sends a signal to the child's whole process group (kill(-pgid)). Only for
    * children started with `setsid` or `processGroup` (or a timeout/signal);
-   * returns false otherwise, and once the group is gone.
+   * returns false otherwise, and once the child has exited (its group id may
+   * then belong to someone else).
    */
   killGroup(signal: string | number = "SIGTERM"): boolean {
     const number = signalNumber(signal, "killGroup");
