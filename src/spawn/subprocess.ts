@@ -102,6 +102,8 @@ export class Subprocess implements PromiseLike<SpawnResult> {
   #terminating = false;
   /** The kill grace has passed: output still open once the leader is reaped is cut off. */
   #endCapture = false;
+  /** A signal was refused with ESRCH: the leader is reaped, nothing is signalled any more. */
+  #leaderGone = false;
   #killCause: unknown;
   #timer: NodeJS.Timeout | undefined;
   #graceTimer: NodeJS.Timeout | undefined;
@@ -297,8 +299,10 @@ export class Subprocess implements PromiseLike<SpawnResult> {
   /** 0 or -errno; -ESRCH once the leader is reaped (the engines then refuse group signals). */
   #signalChild(signal: number): number {
     const child = this.#child;
-    if (child === undefined || this.#exit !== undefined) return -ESRCH;
-    return this.#policy.ownGroup ? child.killGroup(signal) : child.kill(signal);
+    if (child === undefined || this.#exit !== undefined || this.#leaderGone) return -ESRCH;
+    const result = this.#policy.ownGroup ? child.killGroup(signal) : child.kill(signal);
+    if (result === -ESRCH) this.#leaderGone = true;
+    return result;
   }
 
   /**
