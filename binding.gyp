@@ -10,6 +10,9 @@
         "native/spawn_sync_binding.cc",
         "native/pipe_binding.cc",
         "native/child_watch.cc",
+        "native/child_handle.cc",
+        "native/pipe_capture.cc",
+        "native/exit_delivery.cc",
         "native/system_error.cc",
         "native/core/probe.cc",
         "native/core/spawn_process.cc",
@@ -24,6 +27,7 @@
       ],
       "defines": [
         "NAPI_VERSION=8",
+        "NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS",
         "EXACTSPAWN_SOURCE_STAMP=<!(node scripts/native-stamp.mjs)"
       ],
       "cflags_cc": ["-std=c++17", "-Wall", "-Wextra", "-Werror=return-type"],

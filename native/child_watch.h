@@ -1,5 +1,8 @@
 // child_watch.h — watches one spawned child's exit on the addon's own event
-// loop and exposes it to JavaScript as a ChildHandle.
+// loop and exposes it to JavaScript as a ChildHandle. Implemented in
+// child_watch.cc (the exit watch and teardown), pipe_capture.cc (captured
+// output), exit_delivery.cc (the values and calls into JavaScript) and
+// child_handle.cc (the handle's methods), over watch_state.h.
 //
 // A pidfd (pidfd_open(2)) is polled with a uv_poll_t on the loop from
 // napi_get_uv_event_loop (never uv_default_loop). On the first readable event
@@ -23,6 +26,15 @@
 // Buffer. takeOver(slot) stops reading a pipe and hands its fd (or -1 once
 // it has ended) and the bytes read so far to JavaScript, which then owns the
 // rest of that stream; it may deliver the exit synchronously.
+// endCaptureAtExit() ends every capture once the child is reaped (a daemon
+// it left may hold the pipes for ever), so the exit is delivered with what
+// was read. A value that cannot be built (an output too large for a Buffer)
+// is delivered as an Error instead: the exit is always delivered.
+//
+// Process groups: killGroup(sig) signals -pid only while the child is
+// unreaped (its zombie pins the group id; after the reap the number may be
+// anyone's) and returns -ESRCH after. killGroupAtExit(sig) sends sig to the
+// group at the moment the child has exited but is not yet reaped.
 #pragma once
 
 #include <napi.h>
@@ -44,7 +56,8 @@ struct CaptureRequest {
 };
 
 // Starts watching `pid` (just spawned). Returns the ChildHandle
-// { pid, kill(sig), killGroup(sig), ref(), unref(), hasRef(), takeOver(slot) }.
+// { pid, kill(sig), killGroup(sig), killGroupAtExit(sig), endCaptureAtExit(),
+// ref(), unref(), hasRef(), takeOver(slot) } (see child_handle.cc).
 // On success the read ends of the captured slots are owned by the watch and
 // set to -1 in parent_ends. On failure the child is killed and reaped, a
 // system error is thrown and parent_ends is left to the caller.

@@ -10,7 +10,9 @@
 
 namespace exactspawn {
 
-Napi::Value Pipe(const Napi::CallbackInfo& info) {
+namespace {
+
+Napi::Value PipeChecked(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   int fds[2];
   int err = make_pipe(fds);
@@ -21,7 +23,7 @@ Napi::Value Pipe(const Napi::CallbackInfo& info) {
   return out;
 }
 
-Napi::Value CloseFd(const Napi::CallbackInfo& info) {
+Napi::Value CloseFdChecked(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() != 1 || !info[0].IsNumber()) ThrowTypeError(env, "closeFd: expected an fd");
   double fd = info[0].As<Napi::Number>().DoubleValue();
@@ -30,6 +32,16 @@ Napi::Value CloseFd(const Napi::CallbackInfo& info) {
     ThrowTypeError(env, "closeFd: expected a non-negative integer fd");
   }
   return Napi::Number::New(env, close_fd(static_cast<int>(fd)));
+}
+
+}  // namespace
+
+Napi::Value Pipe(const Napi::CallbackInfo& info) {
+  return Marshal(info, [&] { return PipeChecked(info); });
+}
+
+Napi::Value CloseFd(const Napi::CallbackInfo& info) {
+  return Marshal(info, [&] { return CloseFdChecked(info); });
 }
 
 }  // namespace exactspawn

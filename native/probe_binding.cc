@@ -7,6 +7,7 @@
 #include <uv.h>
 
 #include "core/probe.h"
+#include "system_error.h"
 
 namespace exactspawn {
 
@@ -24,9 +25,7 @@ Napi::Object ToJs(Napi::Env env, const ProbedValue& field) {
   return out;
 }
 
-}  // namespace
-
-Napi::Value Probe(const Napi::CallbackInfo& info) {
+Napi::Value ProbeChecked(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   ProbeResult result = probe_limits();
   Napi::Object out = Napi::Object::New(env);
@@ -35,6 +34,12 @@ Napi::Value Probe(const Napi::CallbackInfo& info) {
   out.Set("stackHard", ToJs(env, result.stack_hard));
   out.Set("pageSize", ToJs(env, result.page_size));
   return out;
+}
+
+}  // namespace
+
+Napi::Value Probe(const Napi::CallbackInfo& info) {
+  return Marshal(info, [&] { return ProbeChecked(info); });
 }
 
 }  // namespace exactspawn

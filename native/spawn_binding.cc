@@ -19,7 +19,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <exception>
 #include <string>
 #include <vector>
 
@@ -112,15 +111,7 @@ Napi::Value SpawnChecked(const Napi::CallbackInfo& info) {
 }  // namespace
 
 Napi::Value Spawn(const Napi::CallbackInfo& info) {
-  try {
-    return SpawnChecked(info);
-  } catch (const Napi::Error&) {
-    throw;  // node-addon-api turns it into a pending JS exception
-  } catch (const std::exception& e) {
-    throw Napi::Error::New(info.Env(), std::string("exactspawn: ") + e.what());
-  } catch (...) {
-    throw Napi::Error::New(info.Env(), "exactspawn: unexpected native failure");
-  }
+  return Marshal(info, [&] { return SpawnChecked(info); });
 }
 
 }  // namespace exactspawn

@@ -25,4 +25,24 @@ void ThrowTypeError(Napi::Env env, const std::string& message) {
   throw Napi::TypeError::New(env, message);
 }
 
+void ThrowQuietly(napi_env env, const Napi::Error& error) noexcept {
+  try {
+    napi_value value = error.Value();
+    // Refused only while the environment is terminating: nobody is left to catch it.
+    if (value != nullptr) napi_throw(env, value);
+  } catch (...) {
+    // Reading the error back failed for the same reason; there is nothing to report to.
+  }
+}
+
+void ThrowMessageQuietly(napi_env env, const char* message) noexcept {
+  std::string text = std::string("exactspawn: ") + message;
+  napi_value js_text;
+  napi_value error;
+  if (napi_create_string_utf8(env, text.c_str(), NAPI_AUTO_LENGTH, &js_text) == napi_ok &&
+      napi_create_error(env, nullptr, js_text, &error) == napi_ok) {
+    napi_throw(env, error);
+  }
+}
+
 }  // namespace exactspawn

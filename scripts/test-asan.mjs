@@ -7,7 +7,15 @@
 // Node itself does not free everything at exit; scripts/valgrind-spawn.mjs
 // checks the addon for leaks instead.
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
+import {
+  cpSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 
 const root = new URL("..", import.meta.url).pathname;
@@ -41,43 +49,112 @@ run("npx", ["node-gyp", "rebuild"], {
   },
 });
 
-const files = process.argv.slice(2);
-run(
-  "npx",
-  [
-    "vitest",
-    "run",
-    "--project",
-    "native",
-    ...(files.length > 0
-      ? files
-      : [
-          // The files that drive the addon. Not the bash-step suites: their
-          // children inherit LD_PRELOAD from the host's environment, so every
-          // bash would run under ASan too (the 2,000-step fuzz took > 10 min).
-          "test/native.test.ts",
-          "test/native",
-          "test/spawn/behaviour-native.test.ts",
-          "test/spawn/host-exit.test.ts",
-          "test/spawn/lifecycle.test.ts",
-          "test/spawn/line-iterator.test.ts",
-          "test/spawn/native-binding.test.ts",
-          "test/spawn/native-engine.test.ts",
-          "test/spawn/spawn-sync.test.ts",
-          "test/step/runtime-spawn.test.ts",
-          "test/faults",
-        ]),
-  ],
-  {
-    cwd: root,
-    env: {
-      ...process.env,
-      EXACTSPAWN_PREBUILD: scratch,
-      EXACTSPAWN_EXPECT_ASAN: "1",
-      LD_PRELOAD: `${gccFile("libasan.so")} ${gccFile("libubsan.so")}`,
-      ASAN_OPTIONS: "detect_leaks=0:halt_on_error=1:abort_on_error=1",
-      UBSAN_OPTIONS: "halt_on_error=1:print_stacktrace=1",
+// --leaks-only: skip the test files, run only the LeakSanitizer pass.
+const leaksOnly = process.argv.includes("--leaks-only");
+const files = process.argv.slice(2).filter((arg) => arg !== "--leaks-only");
+if (!leaksOnly) {
+  run(
+    "npx",
+    [
+      "vitest",
+      "run",
+      "--project",
+      "native",
+      ...(files.length > 0
+        ? files
+        : [
+            // The files that drive the addon. Not the bash-step suites: their
+            // children inherit LD_PRELOAD from the host's environment, so every
+            // bash would run under ASan too (the 2,000-step fuzz took > 10 min).
+            "test/native.test.ts",
+            "test/native",
+            "test/spawn/behaviour-native.test.ts",
+            "test/spawn/host-exit.test.ts",
+            "test/spawn/lifecycle.test.ts",
+            "test/spawn/line-iterator.test.ts",
+            "test/spawn/native-binding.test.ts",
+            "test/spawn/native-engine.test.ts",
+            "test/spawn/spawn-sync.test.ts",
+            "test/step/runtime-spawn.test.ts",
+            "test/faults",
+          ]),
+    ],
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        EXACTSPAWN_PREBUILD: scratch,
+        EXACTSPAWN_EXPECT_ASAN: "1",
+        LD_PRELOAD: `${gccFile("libasan.so")} ${gccFile("libubsan.so")}`,
+        ASAN_OPTIONS: "detect_leaks=0:halt_on_error=1:abort_on_error=1",
+        UBSAN_OPTIONS: "halt_on_error=1:print_stacktrace=1",
+      },
     },
-  },
+  );
+}
+
+const workload = join(scratch, "leak-workload.mjs");
+writeFileSync(
+  workload,
+  `
+  import { Worker } from "node:worker_threads";
+  const dist = ${JSON.stringify(join(root, "dist/index.js"))};
+  const { spawn } = await import(dist);
+  for (let i = 0; i < 100; i += 4) {
+    await Promise.all([0, 1, 2, 3].map((j) =>
+      spawn("/bin/sh", ["-c", "echo out; echo err >&2; exit " + (j % 3)], { reject: false })));
+  }
+  for (let i = 0; i < 10; i++) {
+    const run = spawn("/bin/sh", ["-c", "echo a; sleep 0.05; echo b"]);
+    run.stdout.resume();
+    await run;
+  }
+  await spawn("/bin/sh", ["-c", "setsid sleep 1 & echo x"], { timeout: 100, killGraceMs: 50, reject: false });
+  await spawn("/bin/sh", ["-c", "sleep 5 & exec sleep 5"], { timeout: 100, killGraceMs: 50, reject: false });
+  await spawn("/bin/sh", ["-c", "head -c 100000 /dev/zero"], { maxBuffer: 1000, reject: false });
+  await spawn("/nonexistent").result.catch(() => {});
+  await spawn("/bin/true", [], { cwd: "/nonexistent" }).result.catch(() => {});
+  for (let i = 0; i < 10; i++) {
+    const worker = new Worker(
+      "import(" + JSON.stringify(dist) + ").then(async ({ spawn }) => { require('node:worker_threads').parentPort.postMessage(1); for (;;) await spawn('/bin/true', [], { stdio: 'ignore' }); })",
+      { eval: true },
+    );
+    await new Promise((r) => worker.once("message", r));
+    await new Promise((r) => setTimeout(r, 20 + i * 5));
+    await worker.terminate();
+  }
+  console.log("leak workload done");
+  `,
 );
+const logs = join(scratch, "lsan");
+mkdirSync(logs);
+const leakRun = spawnSync(process.execPath, [workload], {
+  cwd: root,
+  encoding: "utf8",
+  env: {
+    ...process.env,
+    EXACTSPAWN_PREBUILD: scratch,
+    LD_PRELOAD: `${gccFile("libasan.so")} ${gccFile("libubsan.so")}`,
+    ASAN_OPTIONS: `detect_leaks=1:halt_on_error=1:log_path=${join(logs, "report")}`,
+    LSAN_OPTIONS: "exitcode=0",
+  },
+});
+if (!leakRun.stdout.includes("leak workload done")) {
+  console.error(leakRun.stdout, leakRun.stderr);
+  console.error("test:asan: the leak workload did not finish");
+  process.exit(1);
+}
+const records = readdirSync(logs).flatMap((file) =>
+  readFileSync(join(logs, file), "utf8").split(/\n(?=(?:Direct|Indirect) leak)/),
+);
+const leaks = records.filter((r) => /^(Direct|Indirect) leak/.test(r));
+// Symbolized frames name the addon's functions and sources, unsymbolized ones its file.
+const ours = leaks.filter((r) => /exactspawn::|\.\.\/native\/|exactspawn\.node/.test(r));
+console.log(
+  `test:asan: leak pass: ${leaks.length} leak records, ${ours.length} with an addon frame`,
+);
+if (ours.length > 0) {
+  console.error(ours.join("\n"));
+  process.exit(1);
+}
 console.log("test:asan: clean");

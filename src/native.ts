@@ -43,8 +43,12 @@ export interface RawChildExit {
 export interface RawChildHandle {
   readonly pid: number;
   kill(signal: number): number;
-  /** kill(-pid, signal): only meaningful when the child leads its own group. */
+  /** kill(-pid, signal) while the leader is unreaped, else -ESRCH; only for a child leading its group. */
   killGroup(signal: number): number;
+  /** kill(-pid, signal) when the leader has exited, just before the reap; 0 or -ESRCH once reaped. */
+  killGroupAtExit?(signal: number): number;
+  /** Once reaped (now, if it is), stop reading the captured pipes and deliver; may deliver before it returns. */
+  endCaptureAtExit?(): void;
   ref(): void;
   unref(): void;
   hasRef(): boolean;

@@ -72,8 +72,24 @@ export interface EngineChild {
   takeOver(slot: number): TakenOver | null;
   /** 0 or a negative errno (-ESRCH once the child is gone). */
   kill(signal: number): number;
-  /** Signals the child's process group; only used when the child leads one. */
+  /**
+   * Signals the child's process group; only used when the child leads one.
+   * -ESRCH once the leader has been reaped: from then on the group id may
+   * belong to someone else.
+   */
   killGroup(signal: number): number;
+  /**
+   * Asks for `signal` to reach the rest of the group when the leader exits,
+   * before it is reaped (the only moment that is safe). 0, -ESRCH when the
+   * leader is already reaped, -ENOSYS when the engine cannot do it.
+   */
+  killGroupAtExit(signal: number): number;
+  /**
+   * Once the leader is reaped (now, if it is), stops reading the slots the
+   * engine captures and delivers the exit with what was read. May call
+   * onExit before it returns.
+   */
+  endCaptureAtExit(): void;
   ref(): void;
   unref(): void;
 }

@@ -69,13 +69,24 @@ class FallbackChild implements EngineChild {
     return this.#child.kill(signal) ? 0 : -constants.errno.ESRCH;
   }
   killGroup(signal: number): number {
-    if (this.pid === undefined) return -constants.errno.ESRCH;
+    // libuv reaps and sets exitCode in the same loop turn: once it is set the
+    // group id may have been reused, and no JavaScript ran in between.
+    if (this.pid === undefined || this.#exited()) return -constants.errno.ESRCH;
     try {
       process.kill(-this.pid, signal);
       return 0;
     } catch (error) {
       return (error as { errno?: number }).errno ?? -constants.errno.ESRCH;
     }
+  }
+  /** child_process reaps before JavaScript hears of the exit: the moment is gone. */
+  killGroupAtExit(): number {
+    return -constants.errno.ENOSYS;
+  }
+  /** Nothing is captured by the engine here; the streams belong to the Subprocess. */
+  endCaptureAtExit(): void {}
+  #exited(): boolean {
+    return this.#child.exitCode !== null || this.#child.signalCode !== null;
   }
   ref(): void {
     this.#child.ref();

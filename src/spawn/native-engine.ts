@@ -8,6 +8,7 @@
  * streams: those would hold a libuv threadpool thread per read).
  */
 import { Socket } from "node:net";
+import { constants } from "node:os";
 import type { NativeBinding, RawChildExit, RawChildHandle } from "../native.js";
 import type { Engine, EngineChild, EngineExit, EngineRequest, TakenOver } from "./engine.js";
 
@@ -20,6 +21,7 @@ export function canSpawnNatively(binding: NativeBinding | null): binding is Spaw
 /** The addon's stdio value for a new pipe. */
 const PIPE = -2;
 const NONE: readonly number[] = [];
+const ENOSYS = constants.errno.ENOSYS;
 
 function socketFor(fd: number, slot: number): Socket {
   return slot === 0
@@ -47,6 +49,12 @@ class NativeChild implements EngineChild {
   }
   killGroup(signal: number): number {
     return this.#handle.killGroup(signal);
+  }
+  killGroupAtExit(signal: number): number {
+    return this.#handle.killGroupAtExit?.(signal) ?? -ENOSYS;
+  }
+  endCaptureAtExit(): void {
+    this.#handle.endCaptureAtExit?.();
   }
   ref(): void {
     this.#handle.ref();

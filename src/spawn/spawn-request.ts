@@ -16,6 +16,7 @@ import { type EnvEntry, envEntries, toEnvp } from "../env-input.js";
 import { displayName, systemError } from "../errors.js";
 import { footprintOf } from "../limits.js";
 import type { CaptureRequest, EngineRequest } from "./engine.js";
+import { outputLimit } from "./output-limit.js";
 import { resolveFile } from "./resolve-file.js";
 import { type OffendingString, SpawnError } from "./spawn-errors.js";
 import { type NormalizedOptions, normalizeOptions, type SpawnOptions } from "./spawn-options.js";
@@ -94,7 +95,7 @@ export function engineRequest(input: SpawnInput): EngineRequest {
     stdio: o.stdio,
     setsid: o.setsid,
     setpgroup: o.processGroup,
-    capture: o.buffer ? captureRequest(o.stdio, o.maxBuffer) : undefined,
+    capture: o.buffer ? captureRequest(o.stdio, outputLimit(o.maxBuffer, o.encoding)) : undefined,
   };
 }
 

@@ -7,10 +7,11 @@
  * started with posix_spawn and watched with poll(2) on its pidfd and pipes in
  * this thread — no fork of the (possibly large) host, no event loop turn.
  */
-import { Buffer, constants as bufferConstants } from "node:buffer";
+import { Buffer } from "node:buffer";
 import { performance } from "node:perf_hooks";
 import { nativeBinding } from "../native.js";
 import type { EngineRequest } from "./engine.js";
+import { outputLimit } from "./output-limit.js";
 import { type FailureReason, SubprocessError } from "./spawn-errors.js";
 import type { SpawnOptions } from "./spawn-options.js";
 import { engineRequest, explainChdir, spawnInput } from "./spawn-request.js";
@@ -81,8 +82,8 @@ export function spawnSync(
   try {
     exit = engine.run(request, {
       input: o.input === undefined ? undefined : Buffer.from(o.input),
-      // A Buffer cannot hold more; beyond it the run would end in a failed conversion.
-      maxBuffer: Math.min(o.maxBuffer, bufferConstants.MAX_LENGTH),
+      // What a Buffer (or a string in this encoding) can hold; more could never be delivered.
+      maxBuffer: outputLimit(o.maxBuffer, o.encoding),
       timeout: o.timeout,
       killSignal: o.killSignal,
       killGraceMs: o.killGraceMs,

@@ -12,6 +12,7 @@ import { type NativeBinding, nativeBinding, nativeStatus } from "../native.js";
 import type { Engine, EngineRequest } from "./engine.js";
 import { fallbackEngine } from "./fallback-engine.js";
 import { canSpawnNatively, nativeEngine } from "./native-engine.js";
+import { outputLimit } from "./output-limit.js";
 import type { KnownKeys, NoOptions, ResultOf } from "./output-type.js";
 import type { SpawnOptions } from "./spawn-options.js";
 import { engineRequest, explainChdir, spawnInput } from "./spawn-request.js";
@@ -101,7 +102,7 @@ export function spawn(
   return new Subprocess(startEngine, request, {
     encoding: o.encoding,
     buffer: o.buffer,
-    maxBuffer: o.maxBuffer,
+    maxBuffer: outputLimit(o.maxBuffer, o.encoding),
     timeout: o.timeout,
     killSignal: o.killSignal,
     killGraceMs: o.killGraceMs,

@@ -9,6 +9,7 @@
  * use, so a subprocess nobody awaits never produces an unhandled rejection.
  */
 import { Buffer } from "node:buffer";
+import { constants } from "node:os";
 import { performance } from "node:perf_hooks";
 import { Readable, type Writable } from "node:stream";
 import type { Engine, EngineChild, EngineExit, EngineRequest, ResourceUsage } from "./engine.js";
@@ -62,6 +63,8 @@ type Outcome = { ok: true; value: SpawnResult } | { ok: false; error: unknown };
 
 const NONE: readonly number[] = [];
 const EMPTY = Buffer.alloc(0);
+const ESRCH = constants.errno.ESRCH;
+const SIGKILL = constants.signals.SIGKILL;
 
 function argText(arg: string | Buffer): string {
   return typeof arg === "string" ? arg : arg.toString("utf8");
@@ -106,6 +109,12 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
   #resolve: ((value: SpawnResult) => void) | undefined;
   #reject: ((error: unknown) => void) | undefined;
   #killReason: FailureReason | undefined;
+  /** A timeout, abort or maxBuffer has started ending the run. */
+  #terminating = false;
+  /** The kill grace has passed: output still open once the leader is reaped is cut off. */
+  #endCapture = false;
+  /** A signal was refused with ESRCH: the leader is reaped, nothing is signalled any more. */
+  #leaderGone = false;
   #killCause: unknown;
   #timer: NodeJS.Timeout | undefined;
   #graceTimer: NodeJS.Timeout | undefined;
@@ -258,7 +267,8 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
   /**
    * Sends a signal to the child's whole process group (kill(-pgid)). Only for
    * children started with `setsid` or `processGroup` (or a timeout/signal);
-   * returns false otherwise, and once the group is gone.
+   * returns false otherwise, and once the child has exited (its group id may
+   * then belong to someone else).
    */
   killGroup(signal: string | number = "SIGTERM"): boolean {
     const number = signalNumber(signal, "killGroup");
@@ -329,27 +339,53 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
     this.#done();
   }
 
-  #signalChild(signal: number): void {
+  /** 0 or -errno; -ESRCH once the leader is reaped (the engines then refuse group signals). */
+  #signalChild(signal: number): number {
     const child = this.#child;
-    if (child === undefined) return;
-    if (this.#policy.ownGroup) child.killGroup(signal);
-    else child.kill(signal);
+    if (child === undefined || this.#exit !== undefined || this.#leaderGone) return -ESRCH;
+    const result = this.#policy.ownGroup ? child.killGroup(signal) : child.kill(signal);
+    if (result === -ESRCH) this.#leaderGone = true;
+    return result;
   }
 
+  /**
+   * Ends the run: killSignal now (the group's members left when the leader
+   * exits get SIGKILL just before its reap), SIGKILL after the grace, and
+   * then, once the leader is reaped, no more waiting for output that a
+   * process it left behind (a daemon) may hold open for ever.
+   */
   #terminate(reason: FailureReason, cause: unknown): void {
-    if (this.#killReason !== undefined || this.#exit !== undefined) return;
-    this.#killReason = reason;
-    this.#killCause = cause;
-    this.#signalChild(this.#policy.killSignal);
-    this.#graceTimer = setTimeout(
-      () => this.#signalChild(signalNumber("SIGKILL")),
-      this.#policy.killGraceMs,
-    );
+    if (this.#terminating || this.#outcome !== undefined) return;
+    this.#terminating = true;
+    const leaderGone = this.#signalChild(this.#policy.killSignal) === -ESRCH;
+    // A leader that exited before the timeout or abort was not ended by it:
+    // the result reports its real exit (a daemon it left holding the output
+    // is not its doing). Output over maxBuffer is a failure whenever it comes.
+    if (reason === "maxBuffer" || !leaderGone) {
+      this.#killReason = reason;
+      this.#killCause = cause;
+    }
+    if (!leaderGone && this.#policy.ownGroup) this.#child?.killGroupAtExit(SIGKILL);
+    this.#graceTimer = setTimeout(() => this.#afterGrace(), this.#policy.killGraceMs);
     this.#graceTimer.unref();
   }
 
+  #afterGrace(): void {
+    this.#signalChild(SIGKILL);
+    this.#endCapture = true;
+    // May deliver the exit (and settle) before it returns.
+    this.#child?.endCaptureAtExit();
+    if (this.#exit !== undefined) this.#endStreams();
+  }
+
+  /** Stops the captures still reading a stream: what arrived is the output. */
+  #endStreams(): void {
+    this.#captures.forEach((capture, slot) => {
+      if (capture !== undefined) this.#streams[slot]?.destroy();
+    });
+  }
+
   #onExit(exit: EngineExit | Error): void {
-    this.#clearTimers();
     const engineCaptured = this.#engineCaptured;
     this.#engineCaptured = NONE;
     if (exit instanceof Error) {
@@ -359,10 +395,7 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
     }
     if (engineCaptured.length > 0) this.#engineOutput = exit.output ?? [];
     this.#exit = exit;
-    // The leader is gone; finish what a timeout or abort started on the whole group.
-    if (this.#killReason !== undefined && this.#policy.ownGroup) {
-      this.#child?.killGroup(signalNumber("SIGKILL"));
-    }
+    if (this.#endCapture) this.#endStreams();
     this.#done();
   }
 
@@ -371,8 +404,16 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
     const exit = this.#exit!;
     this.stdin?.destroy();
     const policy = this.#policy;
-    const stdout = this.#output(1, policy.encoding);
-    const stderr = this.#output(2, policy.encoding);
+    let stdout: string | Buffer | null;
+    let stderr: string | Buffer | null;
+    try {
+      stdout = this.#output(1, policy.encoding);
+      stderr = this.#output(2, policy.encoding);
+    } catch (error) {
+      // e.g. ERR_STRING_TOO_LONG: the run's error, never an exception in the exit callback.
+      this.#settle({ ok: false, error });
+      return;
+    }
     const durationMs = performance.now() - this.#start;
     const failure: FailureReason | null =
       this.#killReason ?? (exit.signal !== null ? "signal" : exit.exitCode !== 0 ? "exit" : null);
@@ -441,6 +482,7 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
 
   #settle(outcome: Outcome): void {
     if (this.#outcome !== undefined) return;
+    this.#clearTimers();
     this.#outcome = outcome;
     if (outcome.ok) this.#resolve?.(outcome.value);
     else this.#reject?.(outcome.error);

@@ -136,26 +136,6 @@ describe.runIf(nativeStatus().loaded)("boundary regressions found by the fuzz", 
     },
   );
 
-  it("an onExit that throws neither crashes the host nor stops later exits", async () => {
-    const before = openFds().length;
-    const exits: Array<RawChildExit | Error> = [];
-    for (let i = 0; i < 5; i++) {
-      binding().spawn(
-        rawSpawnOptions({
-          onExit: () => {
-            throw new Error("onExit throws");
-          },
-        }),
-      );
-    }
-    binding().spawn(rawSpawnOptions({ onExit: (exit: RawChildExit | Error) => exits.push(exit) }));
-    expect(await eventually(() => exits.length === 1)).toBe(true);
-    expect(exits[0]).toMatchObject({ exitCode: 0, signal: null });
-    // Eventually: children of earlier tests may have exited and not yet been reaped.
-    expect(await eventually(() => openFds().length <= before)).toBe(true);
-    expect(await eventually(() => zombieChildren().length === 0)).toBe(true);
-  });
-
   it("Buffers and strings with NUL are refused in every string field", () => {
     const nul = ["a\0b", Buffer.from("A=\0")];
     for (const bad of nul) {
@@ -187,6 +167,7 @@ describe.runIf(nativeStatus().loaded)("boundary regressions found by the fuzz", 
     ).ChildHandle;
     const inert = new Ctor();
     expect(inert.kill(0)).toBe(-3); // -ESRCH: no child
-    expect(inert.killGroup(0)).toBe(-22); // -EINVAL: pid 0 would be our own group
+    // -ESRCH: no leader pins a group id, so no group is signalled (not even pid 0's).
+    expect(inert.killGroup(0)).toBe(-3);
   });
 });

@@ -68,23 +68,35 @@ describe.runIf(binding?.spawn !== undefined)("native spawn binding", () => {
   });
 
   it("delivers the exit once, with the handle as this, then refuses signals", async () => {
-    const exit = await new Promise<{ exit: RawChildExit; self: unknown; handle: unknown }>(
-      (resolve) => {
-        const handle = spawn({
-          onExit(this: unknown, e) {
-            resolve({ exit: e as RawChildExit, self: this, handle });
-          },
-        });
-        expect(handle.hasRef()).toBe(true);
-        handle.unref();
-        expect(handle.hasRef()).toBe(false);
-        handle.ref();
-      },
-    );
-    expect(exit.exit).toMatchObject({ exitCode: 0, signal: null });
-    expect(exit.self).toBe(exit.handle);
-    const handle = exit.handle as { kill(s: number): number; hasRef(): boolean };
+    // A raw counter, not a Promise: a Promise would hide a second delivery.
+    const deliveries: { exit: RawChildExit; self: unknown }[] = [];
+    let handle!: RawChildHandle;
+    await new Promise<void>((resolve) => {
+      handle = spawn({
+        stdio: [-1, -2, -2],
+        capture: [1, 2],
+        captureLimit: 64,
+        onOverflow() {},
+        onExit(this: unknown, e) {
+          deliveries.push({ exit: e as RawChildExit, self: this });
+          resolve();
+        },
+      });
+      expect(handle.hasRef()).toBe(true);
+      handle.unref();
+      expect(handle.hasRef()).toBe(false);
+      handle.ref();
+    });
+    // Every handle's close callback and any late event have had their turn.
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    handle.endCaptureAtExit!();
+    expect(handle.takeOver!(1)).toBeNull();
+    expect(deliveries).toHaveLength(1);
+    expect(deliveries[0]!.exit).toMatchObject({ exitCode: 0, signal: null });
+    expect(deliveries[0]!.self).toBe(handle);
     expect(handle.kill(15)).toBe(-3);
+    expect(handle.killGroup(15)).toBe(-3);
     expect(handle.hasRef()).toBe(false);
   });
 

@@ -1,0 +1,192 @@
+// exit_delivery.cc — turns a reaped child's exit (and its captured output)
+// into JavaScript values and calls the JS callbacks from the event loop.
+//
+// Raw Node-API only: this runs from loop callbacks, possibly while a worker
+// is being terminated, where no exception can be thrown to anyone. A value
+// that cannot be built (an output larger than a Buffer can hold) is
+// delivered as the run's error instead, so the run always settles. An
+// exception left pending by the callback (napi_make_callback drains the
+// nextTick queue and microtasks inside its own TryCatch) is a user's
+// exception, not ours to swallow: it goes to napi_fatal_exception, as a
+// throw from a child_process callback would reach 'uncaughtException'.
+#include <string.h>
+
+#include <string>
+
+#include "core/signal_names.h"
+#include "watch_state.h"
+
+namespace exactspawn {
+
+namespace {
+
+bool SetNumber(napi_env env, napi_value object, const char* key, double number) {
+  napi_value value;
+  return napi_create_double(env, number, &value) == napi_ok &&
+         napi_set_named_property(env, object, key, value) == napi_ok;
+}
+
+bool SetString(napi_env env, napi_value object, const char* key, const char* text) {
+  napi_value value;
+  napi_status status = text == nullptr
+                           ? napi_get_null(env, &value)
+                           : napi_create_string_utf8(env, text, NAPI_AUTO_LENGTH, &value);
+  return status == napi_ok && napi_set_named_property(env, object, key, value) == napi_ok;
+}
+
+// output[slot] = Buffer for every captured pipe JavaScript did not take over.
+// Each pipe's memory is released as soon as its Buffer exists.
+bool OutputToJs(napi_env env, Watch* w, napi_value object) {
+  int length = 0;
+  for (auto& r : w->readers) length = r->slot + 1 > length ? r->slot + 1 : length;
+  napi_value output;
+  napi_value null_value;
+  if (napi_create_array_with_length(env, static_cast<size_t>(length), &output) != napi_ok ||
+      napi_get_null(env, &null_value) != napi_ok) {
+    return false;
+  }
+  for (int i = 0; i < length; ++i) {
+    if (napi_set_element(env, output, static_cast<uint32_t>(i), null_value) != napi_ok) {
+      return false;
+    }
+  }
+  for (auto& r : w->readers) {
+    if (r->taken) continue;
+    napi_value bytes;
+    void* data = nullptr;
+    bool made =
+        napi_create_buffer_copy(env, r->bytes.size(), r->bytes.data(), &data, &bytes) == napi_ok;
+    std::string().swap(r->bytes);
+    if (!made || napi_set_element(env, output, static_cast<uint32_t>(r->slot), bytes) != napi_ok) {
+      return false;
+    }
+  }
+  return napi_set_named_property(env, object, "output", output) == napi_ok;
+}
+
+bool ExitToJs(napi_env env, Watch* w, napi_value* out) {
+  const ChildExit& exit = w->exit;
+  napi_value object;
+  napi_value code;
+  std::string name = exit.signal != 0 ? signal_name(exit.signal) : std::string();
+  if (napi_create_object(env, &object) != napi_ok) return false;
+  if (exit.exited) {
+    if (napi_create_int32(env, exit.exit_code, &code) != napi_ok) return false;
+  } else if (napi_get_null(env, &code) != napi_ok) {
+    return false;
+  }
+  if (napi_set_named_property(env, object, "exitCode", code) != napi_ok ||
+      !SetString(env, object, "signal", exit.signal != 0 ? name.c_str() : nullptr) ||
+      !SetNumber(env, object, "userCpuMicros", static_cast<double>(exit.user_cpu_micros)) ||
+      !SetNumber(env, object, "systemCpuMicros", static_cast<double>(exit.system_cpu_micros))) {
+    return false;
+  }
+  if (!w->readers.empty() && !OutputToJs(env, w, object)) return false;
+  *out = object;
+  return true;
+}
+
+// An Error { code, message } (plus errno and syscall when errno_value != 0).
+bool ErrorToJs(napi_env env, const char* code_name, const std::string& message, int errno_value,
+               const char* syscall, napi_value* out) {
+  napi_value code;
+  napi_value text;
+  napi_value error;
+  if (napi_create_string_utf8(env, code_name, NAPI_AUTO_LENGTH, &code) != napi_ok ||
+      napi_create_string_utf8(env, message.c_str(), NAPI_AUTO_LENGTH, &text) != napi_ok ||
+      napi_create_error(env, code, text, &error) != napi_ok) {
+    return false;
+  }
+  if (errno_value != 0 && (!SetNumber(env, error, "errno", errno_value) ||
+                           !SetString(env, error, "syscall", syscall))) {
+    return false;
+  }
+  *out = error;
+  return true;
+}
+
+// Someone else reaped our pid (waitpid(-1), or SIGCHLD set to SIG_IGN elsewhere).
+bool ReapErrorToJs(napi_env env, int negative_errno, napi_value* out) {
+  const char* code_name = strerrorname_np(-negative_errno);
+  if (code_name == nullptr) code_name = "EIO";
+  return ErrorToJs(env, code_name, std::string("wait4 ") + code_name, negative_errno, "wait4", out);
+}
+
+// The exit could not be converted: the exception V8 left (e.g. a RangeError
+// for a Buffer over buffer.constants.MAX_LENGTH), or one of our own.
+bool ConversionErrorToJs(napi_env env, napi_value* out) {
+  bool pending = false;
+  if (napi_is_exception_pending(env, &pending) == napi_ok && pending &&
+      napi_get_and_clear_last_exception(env, out) == napi_ok) {
+    return true;
+  }
+  return ErrorToJs(env, "ERR_BUFFER_TOO_LARGE",
+                   "exactspawn: the captured output could not be converted to a Buffer", 0, nullptr,
+                   out);
+}
+
+// Calls fn(receiver, arg) as a top-level callback (nextTicks and microtasks
+// drain afterwards; nested inside a JS call they wait for the outer one).
+void CallJs(napi_env env, napi_value receiver, napi_value fn, napi_value arg) {
+  napi_value ignored;
+  if (napi_make_callback(env, nullptr, receiver, fn, 1, &arg, &ignored) != napi_pending_exception) {
+    return;
+  }
+  napi_value pending = nullptr;
+  napi_valuetype type = napi_undefined;
+  if (napi_get_and_clear_last_exception(env, &pending) != napi_ok || pending == nullptr ||
+      napi_typeof(env, pending, &type) != napi_ok || type == napi_undefined) {
+    return;  // nothing recorded: the environment refused to run JavaScript (teardown)
+  }
+  // Refused (a no-op) when the environment is terminating; otherwise the
+  // host's 'uncaughtException' path sees it, as with child_process.
+  napi_fatal_exception(env, pending);
+}
+
+}  // namespace
+
+void MaybeDeliver(Watch* w) {
+  if (w->delivered || !w->reaped || w->state->tearing_down) return;
+  for (auto& r : w->readers) {
+    if (r->active) return;
+  }
+  napi_env env = w->state->env;
+  napi_handle_scope scope;
+  if (napi_open_handle_scope(env, &scope) != napi_ok) {
+    Detach(w);
+    MaybeFree(w);
+    return;
+  }
+  napi_value callback = nullptr;
+  napi_value receiver = nullptr;
+  napi_value result = nullptr;
+  bool ready = napi_get_reference_value(env, w->on_exit, &callback) == napi_ok &&
+               napi_get_reference_value(env, w->handle_ref, &receiver) == napi_ok &&
+               callback != nullptr && receiver != nullptr;
+  if (ready) {
+    ready = w->reap_error < 0 ? ReapErrorToJs(env, w->reap_error, &result)
+                              : ExitToJs(env, w, &result) || ConversionErrorToJs(env, &result);
+  }
+  Detach(w);
+  if (ready) CallJs(env, receiver, callback, result);
+  napi_close_handle_scope(env, scope);
+  MaybeFree(w);
+}
+
+void NotifyOverflow(Watch* w, int slot) {
+  if (w->delivered || w->on_overflow == nullptr || w->state->tearing_down) return;
+  napi_env env = w->state->env;
+  napi_handle_scope scope;
+  if (napi_open_handle_scope(env, &scope) != napi_ok) return;
+  napi_value callback = nullptr;
+  napi_value receiver = nullptr;
+  napi_value arg = nullptr;
+  if (napi_get_reference_value(env, w->on_overflow, &callback) == napi_ok &&
+      napi_get_reference_value(env, w->handle_ref, &receiver) == napi_ok && callback != nullptr &&
+      receiver != nullptr && napi_create_int32(env, slot, &arg) == napi_ok) {
+    CallJs(env, receiver, callback, arg);
+  }
+  napi_close_handle_scope(env, scope);
+}
+
+}  // namespace exactspawn
