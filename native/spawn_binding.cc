@@ -4,7 +4,7 @@
 //     capture?: int[] (pipe slots >= 1 the addon reads itself),
 //     captureLimit?: number (bytes kept per captured pipe),
 //     onOverflow?: function, setsid?: boolean, setpgroup?: boolean,
-//     onExit: function }
+//     controls?: object (exec_controls_binding.h), onExit: function }
 // checks every type (TypeError, never a silent coercion; strings must not
 // contain NUL), makes the pipes (pipe2(O_CLOEXEC); the child reads slot 0's
 // and writes every other slot's), calls spawn_process(), closes the child's
@@ -12,7 +12,9 @@
 // parent's ends of the other pipes come back as `handle.fds` (-1 where a slot
 // has none; absent when there are none). A failed posix_spawn(3) is thrown
 // as a system error with syscall "posix_spawn" and path = file, after every
-// pipe end is closed. No C++ exception crosses into Node.
+// pipe end is closed. With `controls` the child is started by
+// core/child_path.h instead; its failures name the failing call (path = cwd
+// for "chdir", else file). No C++ exception crosses into Node.
 #include "spawn_binding.h"
 
 #include <climits>
@@ -24,8 +26,10 @@
 #include <vector>
 
 #include "child_watch.h"
+#include "core/child_path.h"
 #include "core/pipe.h"
 #include "core/spawn_process.h"
+#include "exec_controls_binding.h"
 #include "system_error.h"
 
 namespace exactspawn {
@@ -198,6 +202,8 @@ Napi::Value SpawnChecked(const Napi::CallbackInfo& info) {
   }
   bool setsid = OptionalBool(env, options, "setsid");
   bool setpgroup = OptionalBool(env, options, "setpgroup");
+  ExecControlsInput controls;
+  bool child_path = ReadExecControls(env, options, &controls);
 
   Napi::Value on_exit = options.Get("onExit");
   if (!on_exit.IsFunction()) ThrowTypeError(env, "spawn: onExit must be a function");
@@ -231,8 +237,14 @@ Napi::Value SpawnChecked(const Napi::CallbackInfo& info) {
   request.new_process_group = setpgroup;
 
   pid_t pid = 0;
-  int err = spawn_process(request, &pid);
-  if (err < 0) throw SystemError(env, err, "posix_spawn", &file);
+  ChildPathFailure failure;
+  int err = child_path ? spawn_child_path(request, controls.controls, &pid, &failure)
+                       : spawn_process(request, &pid);
+  if (err < 0) {
+    const char* syscall = child_path ? failure.syscall : "posix_spawn";
+    bool chdir = child_path && std::strcmp(syscall, "chdir") == 0;
+    throw SystemError(env, err, syscall, chdir ? &cwd : &file);
+  }
   Napi::Object handle =
       WatchChild(env, pid, on_exit.As<Napi::Function>(), capture, &parent_ends.fds);
   if (uncaptured_pipe) {
