@@ -4,8 +4,9 @@
  * /proc/self/status, /proc/self/limits and /proc/self/stat, read by the child
  * itself (`cat`), never by this library. Each control's test has a contrast
  * (the same spawn without the control) and was seen red once with the control
- * removed from native/core/child_path.cc (all removed in one scratch build;
- * each test below failed on its own assertion), then restored.
+ * removed from native/core/child_path.cc: one scratch build with every control
+ * skipped failed all twelve control tests, each on its own assertion; one with
+ * the child's error report not stored failed the four error tests. Restored.
  */
 import { type ChildProcess, spawn as spawnChild, spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
