@@ -19,7 +19,11 @@ export default defineConfig({
           env: { EXACTSPAWN_NATIVE: "0" },
           // Engine-specific suites pick their engine themselves; the native
           // project already runs the fallback one (it disables the addon).
-          exclude: ["test/spawn/behaviour-native.test.ts", "test/spawn/behaviour-fallback.test.ts"],
+          exclude: [
+            "test/spawn/behaviour-native.test.ts",
+            "test/spawn/behaviour-child-path.test.ts",
+            "test/spawn/behaviour-fallback.test.ts",
+          ],
         },
       },
     ],

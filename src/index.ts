@@ -127,6 +127,7 @@ export type {
   ResourceUsage,
   StdioSlot,
 } from "./spawn/engine.js";
+export type { ExecControlOptions, RlimitName, RlimitValue } from "./spawn/exec-controls.js";
 export { FallbackUnsupportedError } from "./spawn/fallback-engine.js";
 export { spawn } from "./spawn/spawn.js";
 export {

@@ -58,6 +58,22 @@ export interface RawChildHandle {
   takeOver?(slot: number): { fd: number; bytes: Buffer } | null;
 }
 
+/**
+ * Set in the child before exec; its presence selects the addon's own child
+ * path (clone + execve) instead of posix_spawn, even when empty.
+ */
+export interface RawExecControls {
+  uid?: number;
+  gid?: number;
+  groups?: readonly number[];
+  umask?: number;
+  /** [name, soft, hard]; Infinity is RLIM_INFINITY. */
+  rlimits?: ReadonlyArray<readonly [string, number, number]>;
+  nice?: number;
+  noNewPrivileges?: boolean;
+  parentDeathSignal?: number;
+}
+
 /** The one options object `spawn` takes; every field is type-checked natively. */
 export interface RawSpawnOptions {
   file: string;
@@ -77,6 +93,8 @@ export interface RawSpawnOptions {
   onOverflow?: ((this: RawChildHandle, slot: number) => void) | undefined;
   setsid?: boolean | undefined;
   setpgroup?: boolean | undefined;
+  /** With it, failures name the failing call (syscall "setuid", "setrlimit", "chdir", "execve"…). */
+  controls?: RawExecControls | undefined;
   /** Called once on the loop thread; an Error (code ECHILD…) if the pid was reaped elsewhere. */
   onExit: (this: RawChildHandle, exit: RawChildExit | Error) => void;
 }
@@ -99,6 +117,8 @@ export interface RawSpawnSyncOptions {
   killGraceMs: number;
   setsid?: boolean | undefined;
   setpgroup?: boolean | undefined;
+  /** As for spawn: starts the child through the addon's own child path. */
+  controls?: RawExecControls | undefined;
 }
 
 /** What a synchronous run returns: the reaped exit, the captured output and why it was ended, if it was. */

@@ -64,8 +64,7 @@ constexpr const char* kWritableDevices[] = {"/dev/null", "/dev/zero", "/dev/full
 
 uint64_t handled_fs(int abi) {
   uint64_t rights = kExecute | kWriteFile | kReadFile | kReadDir | kRemoveDir | kRemoveFile |
-                    kMakeChar | kMakeDir | kMakeReg | kMakeSock | kMakeFifo | kMakeBlock |
-                    kMakeSym;
+                    kMakeChar | kMakeDir | kMakeReg | kMakeSock | kMakeFifo | kMakeBlock | kMakeSym;
   if (abi >= 2) rights |= kRefer;
   if (abi >= 3) rights |= kTruncate;
   if (abi >= 5) rights |= kIoctlDev;
@@ -116,20 +115,20 @@ struct sock_filter kFilter[] = {
     /* 0 */ LOAD(kArchOffset),
     /* 1 */ JEQ(AUDIT_ARCH_X86_64, 0, 6),  // else → 8
     /* 2 */ LOAD(kNrOffset),
-    /* 3 */ JSET(kX32Bit, 14, 0),          // x32 → 18 deny
-    /* 4 */ JEQ(41, 10, 0),                // socket → 15
-    /* 5 */ JEQ(53, 9, 0),                 // socketpair → 15
-    /* 6 */ JEQ(425, 11, 0),               // io_uring_setup → 18 deny
+    /* 3 */ JSET(kX32Bit, 14, 0),  // x32 → 18 deny
+    /* 4 */ JEQ(41, 10, 0),        // socket → 15
+    /* 5 */ JEQ(53, 9, 0),         // socketpair → 15
+    /* 6 */ JEQ(425, 11, 0),       // io_uring_setup → 18 deny
     /* 7 */ RET(SECCOMP_RET_ALLOW),
-    /* 8 */ JEQ(AUDIT_ARCH_I386, 0, 9),    // unknown arch → 18 deny
+    /* 8 */ JEQ(AUDIT_ARCH_I386, 0, 9),  // unknown arch → 18 deny
     /* 9 */ LOAD(kNrOffset),
-    /* 10 */ JEQ(102, 7, 0),               // socketcall → 18 deny
-    /* 11 */ JEQ(359, 3, 0),               // socket → 15
-    /* 12 */ JEQ(360, 2, 0),               // socketpair → 15
-    /* 13 */ JEQ(425, 4, 0),               // io_uring_setup → 18 deny
+    /* 10 */ JEQ(102, 7, 0),  // socketcall → 18 deny
+    /* 11 */ JEQ(359, 3, 0),  // socket → 15
+    /* 12 */ JEQ(360, 2, 0),  // socketpair → 15
+    /* 13 */ JEQ(425, 4, 0),  // io_uring_setup → 18 deny
     /* 14 */ RET(SECCOMP_RET_ALLOW),
     /* 15 */ LOAD(kArg0Offset),
-    /* 16 */ JEQ(1 /* AF_UNIX */, 0, 1),   // else → 18 deny
+    /* 16 */ JEQ(1 /* AF_UNIX */, 0, 1),  // else → 18 deny
     /* 17 */ RET(SECCOMP_RET_ALLOW),
     /* 18 */ RET(kDeny),
 };
@@ -186,8 +185,8 @@ int build_ruleset(const SandboxSpec& spec, int abi, std::string* failed_path) {
   }
   for (const char* device : kWritableDevices) {
     if (err != 0) break;
-    err = add_rule(fd, device, kReadFile | kWriteFile | kTruncate | kIoctlDev, handled,
-                   failed_path);
+    err =
+        add_rule(fd, device, kReadFile | kWriteFile | kTruncate | kIoctlDev, handled, failed_path);
   }
   if (err < 0) {
     close(fd);

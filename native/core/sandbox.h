@@ -20,18 +20,18 @@ namespace exactspawn {
 
 // What the host asked for; paths are absolute.
 struct SandboxSpec {
-  bool read_all = true;             // read (files and directories) everywhere
-  std::vector<std::string> read;    // else: only beneath these
-  std::vector<std::string> write;   // create, write, remove, rename beneath these
-  std::vector<std::string> exec;    // execute files beneath these
-  bool exec_writable = false;       // also execute files beneath `write`
-  bool network = false;             // false: no socket but AF_UNIX, no TCP
+  bool read_all = true;            // read (files and directories) everywhere
+  std::vector<std::string> read;   // else: only beneath these
+  std::vector<std::string> write;  // create, write, remove, rename beneath these
+  std::vector<std::string> exec;   // execute files beneath these
+  bool exec_writable = false;      // also execute files beneath `write`
+  bool network = false;            // false: no socket but AF_UNIX, no TCP
 };
 
 // What this kernel can enforce.
 struct SandboxSupport {
-  int landlock_abi = 0;          // 0: no Landlock (or disabled)
-  bool seccomp_filter = false;   // seccomp(SECCOMP_SET_MODE_FILTER) with our filter's arch
+  int landlock_abi = 0;         // 0: no Landlock (or disabled)
+  bool seccomp_filter = false;  // seccomp(SECCOMP_SET_MODE_FILTER) with our filter's arch
 };
 
 SandboxSupport probe_sandbox();

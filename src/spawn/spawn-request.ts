@@ -94,6 +94,7 @@ export function engineRequest(input: SpawnInput): EngineRequest {
     stdio: o.stdio,
     setsid: o.setsid,
     setpgroup: o.processGroup,
+    controls: o.controls,
     capture: o.buffer ? captureRequest(o.stdio, o.maxBuffer) : undefined,
   };
 }
