@@ -114,9 +114,15 @@ void ReadSpawnArgs(Napi::Env env, Napi::Object options, SpawnArgs* args) {
   args->setsid = OptionalBool(env, options, "setsid");
   args->setpgroup = OptionalBool(env, options, "setpgroup");
   args->child_path = ReadExecControls(env, options, &args->controls);
+  args->sandboxed = ReadSandbox(env, options, &args->sandbox);
+  args->child_path = args->child_path || args->sandboxed;
 }
 
-void StartChild(Napi::Env env, const SpawnArgs& args, StartedChild* child) {
+void StartChild(Napi::Env env, SpawnArgs& args, StartedChild* child) {
+  if (args.sandboxed) {
+    PrepareSandbox(env, &args.sandbox);
+    args.controls.controls.sandbox = &args.sandbox.plan;
+  }
   // Every check is done: make the pipes. Both owners close what they still
   // hold on every way out (the child's ends always, the parent's on failure).
   std::vector<int> stdio = args.stdio;

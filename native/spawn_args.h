@@ -3,7 +3,8 @@
 //   { file: string, argv: (string|Buffer)[], envp: (string|Buffer)[],
 //     cwd?: string|null, stdio: int[] (>= 3; -1 = /dev/null, -2 = a new pipe),
 //     setsid?: boolean, setpgroup?: boolean,
-//     controls?: object (exec_controls_binding.h) }
+//     controls?: object (exec_controls_binding.h),
+//     sandbox?: object (sandbox_binding.h) }
 // checking every type (TypeError, never a silent coercion; strings must not
 // contain NUL), makes the requested pipes (pipe2(O_CLOEXEC); the child reads
 // slot 0's and writes every other slot's) and starts the child with
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "exec_controls_binding.h"
+#include "sandbox_binding.h"
 
 namespace exactspawn {
 
@@ -50,6 +52,8 @@ struct SpawnArgs {
   bool setpgroup = false;
   bool child_path = false;  // controls were given: start through core/child_path.h
   ExecControlsInput controls;
+  bool sandboxed = false;  // options.sandbox was given (implies the child path)
+  SandboxInput sandbox;
 };
 
 // Reads and checks the shared fields; throws a TypeError on any bad one.
@@ -69,6 +73,6 @@ struct StartedChild {
   explicit StartedChild(size_t slots) : parent_ends(slots) {}
 };
 
-void StartChild(Napi::Env env, const SpawnArgs& args, StartedChild* child);
+void StartChild(Napi::Env env, SpawnArgs& args, StartedChild* child);
 
 }  // namespace exactspawn

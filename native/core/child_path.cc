@@ -128,6 +128,14 @@ EXACTSPAWN_CHILD_CODE int child_main(void* raw) {
   } else if (r.new_process_group) {
     if (syscall(SYS_setpgid, 0, 0) != 0) return fail(args, "setpgid");
   }
+  if (c.sandbox != nullptr) {
+    SandboxStep step = SandboxStep::kNone;
+    if (apply_sandbox(*c.sandbox, &step) != 0) {
+      return fail(args, step == SandboxStep::kLandlock  ? "landlock_restrict_self"
+                        : step == SandboxStep::kSeccomp ? "seccomp"
+                                                        : "prctl");
+    }
+  }
   setup_stdio(args);
   for (size_t i = 0; i < c.limit_count; ++i) {
     KernelRlimit limit = {c.limits[i].soft, c.limits[i].hard};

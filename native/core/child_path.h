@@ -41,6 +41,7 @@
 
 #include <cstddef>
 
+#include "sandbox.h"
 #include "spawn_process.h"
 
 namespace exactspawn {
@@ -66,6 +67,9 @@ struct ExecControls {
   int nice = 0;
   bool no_new_privs = false;
   int parent_death_signal = 0;  // 0: none
+  // Applied before stdio is set up (its ruleset fd must still be open):
+  // no_new_privs, Landlock, the seccomp filter. See sandbox.h.
+  const SandboxPlan* sandbox = nullptr;
 };
 
 // Where a start failed: the system call's name (a static string) and the

@@ -203,7 +203,9 @@ const struct sock_fprog* network_filter() {
 #endif
 }
 
-int apply_sandbox(const SandboxPlan& plan, SandboxStep* failed) {
+// Runs on the child's borrowed stack: never instrumented (see child_path.cc).
+__attribute__((no_sanitize_address)) int apply_sandbox(const SandboxPlan& plan,
+                                                       SandboxStep* failed) {
   *failed = SandboxStep::kNone;
   if (syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
     *failed = SandboxStep::kNoNewPrivs;
