@@ -74,6 +74,20 @@ export interface RawExecControls {
   parentDeathSignal?: number;
 }
 
+/** A resolved sandbox for the child path (see src/spawn/sandbox.ts): absolute real paths. */
+export interface RawSandbox {
+  readAll: boolean;
+  read: readonly string[];
+  write: readonly string[];
+  exec: readonly string[];
+  execWritable: boolean;
+  network: boolean;
+  /** Build and apply the Landlock ruleset. */
+  landlock: boolean;
+  /** Install the socket filter. */
+  seccomp: boolean;
+}
+
 /** The one options object `spawn` takes; every field is type-checked natively. */
 export interface RawSpawnOptions {
   file: string;
@@ -95,6 +109,8 @@ export interface RawSpawnOptions {
   setpgroup?: boolean | undefined;
   /** With it, failures name the failing call (syscall "setuid", "setrlimit", "chdir", "execve"…). */
   controls?: RawExecControls | undefined;
+  /** Confines the child (implies the child path). */
+  sandbox?: RawSandbox | undefined;
   /** Called once on the loop thread; an Error (code ECHILD…) if the pid was reaped elsewhere. */
   onExit: (this: RawChildHandle, exit: RawChildExit | Error) => void;
 }
@@ -119,6 +135,7 @@ export interface RawSpawnSyncOptions {
   setpgroup?: boolean | undefined;
   /** As for spawn: starts the child through the addon's own child path. */
   controls?: RawExecControls | undefined;
+  sandbox?: RawSandbox | undefined;
 }
 
 /** What a synchronous run returns: the reaped exit, the captured output and why it was ended, if it was. */
@@ -137,6 +154,8 @@ export interface NativeBinding {
   spawn?(options: RawSpawnOptions): RawChildHandle;
   /** posix_spawn, then poll(2) on this thread until the child is reaped; no event loop turn. */
   spawnSync?(options: RawSpawnSyncOptions): RawSyncResult;
+  /** What the kernel can enforce for `sandbox`: Landlock's ABI (0: none) and the seccomp filter. */
+  sandboxSupport?(): { landlockAbi: number; seccompFilter: boolean };
   /** pipe2(O_CLOEXEC) → [readFd, writeFd]. */
   pipe?(): [number, number];
   /** close(2) → 0 or -errno; for fds no Node stream owns (fs.closeSync warns in workers). */

@@ -124,6 +124,9 @@ export function fallbackEngine(reason: string | undefined): Engine {
           "exactspawn: native addon not in use, spawning through child_process (see docs/fallback.md)",
         );
       }
+      if (request.sandbox !== undefined) {
+        throw new FallbackUnsupportedError("options.sandbox needs the native engine");
+      }
       const ids = fallbackIds(request.controls);
       const argv = request.argv.map((arg, i) => utf8(arg, `argv[${i}]`));
       const env = envObject(request);

@@ -151,6 +151,7 @@ export function nativeEngine(binding: SpawnCapable): Engine {
         setsid: request.setsid,
         setpgroup: request.setpgroup,
         controls: nativeControls(request),
+        sandbox: request.sandbox,
         onExit: guarded((raw) => onExit(toExit(raw))),
       });
       return new NativeChild(handle, request.stdio.length, captured);

@@ -10,6 +10,7 @@ import {
   type ExecControls,
   normalizeExecControls,
 } from "./exec-controls.js";
+import { type NormalizedSandbox, normalizeSandbox, type SandboxOptions } from "./sandbox.js";
 import { signalNumber } from "./signals.js";
 
 /** Also takes the exec controls (uid, gid, groups, umask, rlimits, nice, …): see exec-controls.ts. */
@@ -18,6 +19,8 @@ export interface SpawnOptions extends ExecControlOptions {
   env?: EnvInput;
   /** The search path for a `file` without "/". Default: the parent's process.env.PATH. */
   path?: string;
+  /** Confine the child: where it may write, read and execute, and whether it has network (docs/sandbox.md). */
+  sandbox?: SandboxOptions;
   /** The child's working directory (resolved against process.cwd()). Default: inherited. */
   cwd?: string;
   /** argv[0] as the child sees it. Default: `file` as given. */
@@ -70,6 +73,7 @@ export interface NormalizedOptions {
   readonly ref: boolean;
   /** undefined when no exec control is set. */
   readonly controls: ExecControls | undefined;
+  readonly sandbox: NormalizedSandbox | undefined;
 }
 
 const DEFAULT_MAX_BUFFER = 64 * 1024 * 1024;
@@ -160,5 +164,6 @@ export function normalizeOptions(options: SpawnOptions | undefined): NormalizedO
     reject: bool(o.reject, "reject", true),
     ref: bool(o.ref, "ref", true),
     controls: normalizeExecControls(o),
+    sandbox: normalizeSandbox("spawn", o.sandbox),
   };
 }

@@ -12,7 +12,7 @@ import { constants } from "node:os";
 import { systemError } from "../errors.js";
 import type { NativeBinding } from "../native.js";
 import type { EngineRequest, ResourceUsage } from "./engine.js";
-import { envObject, fallbackIds, utf8 } from "./fallback-engine.js";
+import { envObject, FallbackUnsupportedError, fallbackIds, utf8 } from "./fallback-engine.js";
 import { nativeControls, stdioFds } from "./native-engine.js";
 
 /** How a synchronous run is bounded. */
@@ -61,6 +61,7 @@ export function nativeSyncEngine(binding: SyncCapable): SyncEngine {
       setsid: request.setsid,
       setpgroup: request.setpgroup,
       controls: nativeControls(request),
+      sandbox: request.sandbox,
     });
     return {
       pid: raw.pid,
@@ -79,6 +80,9 @@ export function nativeSyncEngine(binding: SyncCapable): SyncEngine {
  * reaches the child only) and reports no resource usage.
  */
 export const fallbackSyncEngine: SyncEngine = (request, bounds) => {
+  if (request.sandbox !== undefined) {
+    throw new FallbackUnsupportedError("options.sandbox needs the native engine");
+  }
   const argv = request.argv.map((arg, i) => utf8(arg, `argv[${i}]`));
   const result = spawnChildSync(request.file, argv.slice(1), {
     argv0: argv[0] ?? request.file,
