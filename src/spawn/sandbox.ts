@@ -138,6 +138,22 @@ export function normalizeSandbox(api: string, value: unknown): NormalizedSandbox
   };
 }
 
+/** What a kernel reporting `raw` (undefined: no addon) can enforce. Pure. */
+export function supportFrom(
+  raw: { landlockAbi: number; seccompFilter: boolean } | undefined,
+): SandboxSupport {
+  const landlockAbi = raw?.landlockAbi ?? 0;
+  const seccompFilter = raw?.seccompFilter ?? false;
+  const missing: SandboxPart[] = [];
+  if (landlockAbi < 1) missing.push("filesystem");
+  else {
+    if (landlockAbi < 3) missing.push("truncate");
+    if (landlockAbi < 5) missing.push("ioctl");
+  }
+  if (!seccompFilter) missing.push("network");
+  return { native: raw !== undefined, landlockAbi, seccompFilter, missing };
+}
+
 let probed: SandboxSupport | undefined;
 let probedFor: unknown;
 
@@ -145,18 +161,8 @@ let probedFor: unknown;
 export function sandboxSupport(): SandboxSupport {
   const binding = nativeBinding();
   if (probed === undefined || probedFor !== binding) {
-    const raw = binding?.sandboxSupport?.();
-    const native = raw !== undefined && typeof binding?.spawn === "function";
-    const landlockAbi = native ? raw.landlockAbi : 0;
-    const seccompFilter = native && raw.seccompFilter;
-    const missing: SandboxPart[] = [];
-    if (landlockAbi < 1) missing.push("filesystem");
-    else {
-      if (landlockAbi < 3) missing.push("truncate");
-      if (landlockAbi < 5) missing.push("ioctl");
-    }
-    if (!seccompFilter) missing.push("network");
-    probed = { native, landlockAbi, seccompFilter, missing };
+    const usable = binding !== null && typeof binding.spawn === "function";
+    probed = supportFrom(usable ? binding.sandboxSupport?.() : undefined);
     probedFor = binding;
   }
   return probed;
@@ -189,8 +195,10 @@ function existingProgramDirs(): string[] {
  * unless `executeWritable`, and refuses (SandboxError) any part this machine
  * cannot enforce that the host did not accept as weaker.
  */
-export function resolveSandbox(sandbox: NormalizedSandbox): RawSandbox {
-  const support = sandboxSupport();
+export function resolveSandbox(
+  sandbox: NormalizedSandbox,
+  support: SandboxSupport = sandboxSupport(),
+): RawSandbox {
   if (!support.native) {
     throw new SandboxError(
       "ERR_EXACTSPAWN_SANDBOX_UNAVAILABLE",
