@@ -39,6 +39,7 @@ import {
 import { retiredFieldWarner } from "./env/retired-fields.js";
 import { compareNames } from "./errors.js";
 import type { Logger } from "./log.js";
+import { normalizeSandbox, type SandboxOptions } from "./spawn/sandbox.js";
 import type { Subprocess } from "./spawn/subprocess.js";
 import {
   type BashStepOptions,
@@ -87,6 +88,11 @@ export interface RuntimeOptions {
     readonly names?: readonly string[];
     readonly prefixes?: readonly string[];
   };
+  /**
+   * The sandbox of every runtime.bash and runtime.spawn call that does not
+   * give its own (docs/sandbox.md). Default: none.
+   */
+  readonly sandbox?: SandboxOptions;
   /** Windows-style case-insensitive names (ASCII case folding) for lists and layering. */
   readonly caseInsensitive?: boolean;
   /** A pino logger for this runtime's notices. Default the library logger. */
@@ -290,6 +296,13 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     retiredFields: retiredFieldWarner(log === undefined ? {} : { log }),
   };
 
+  const sandbox = options.sandbox;
+  if (sandbox !== undefined) normalizeSandbox("createRuntime", sandbox);
+  const sandboxed = <T extends { readonly sandbox?: SandboxOptions }>(given: T | undefined): T =>
+    given?.sandbox !== undefined || sandbox === undefined
+      ? (given ?? ({} as T))
+      : ({ ...given, sandbox } as T);
+
   return Object.freeze({
     config,
     parentEnv,
@@ -298,10 +311,10 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     buildEnv,
     interpreter: host.interpreter,
     bash: (command: string, bashOptions?: BashStepOptions) =>
-      runBashStep(host, command, bashOptions),
+      runBashStep(host, command, sandboxed(bashOptions)),
     planBash: (command: string, bashOptions?: BashStepOptions) =>
       planBashStep(host, command, bashOptions),
     spawn: (file: string, args: readonly string[] = [], spawnOptions?: RuntimeSpawnOptions) =>
-      runtimeSpawn(host, file, args, spawnOptions),
+      runtimeSpawn(host, file, args, sandboxed(spawnOptions)),
   });
 }

@@ -25,6 +25,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  createRuntime,
   nativeStatus,
   SandboxError,
   type SandboxOptions,
@@ -131,6 +132,18 @@ describe.runIf(full)("sandbox: the file system (Landlock)", () => {
     });
     expect(result.exitCode).not.toBe(0);
     expect(exists(join(outside, "from-sync"))).toBe(false);
+  });
+});
+
+describe.runIf(full)("sandbox: a runtime-wide default", () => {
+  it("confines runtime.bash and runtime.spawn; a call's own sandbox replaces it", async () => {
+    const runtime = createRuntime({ parentEnv: { PATH }, sandbox: box });
+    await runtime.bash(`echo x > ${outside}/from-bash`, { reject: false });
+    await runtime.spawn("/bin/sh", ["-c", `echo x > ${outside}/from-spawn`], { reject: false });
+    expect(exists(join(outside, "from-bash"))).toBe(false);
+    expect(exists(join(outside, "from-spawn"))).toBe(false);
+    await runtime.bash(`echo x > ${outside}/own-box`, { sandbox: { writable: [outside] } });
+    expect(exists(join(outside, "own-box"))).toBe(true);
   });
 });
 
