@@ -14,13 +14,18 @@
         "native/pipe_capture.cc",
         "native/exit_delivery.cc",
         "native/system_error.cc",
+        "native/exec_controls_binding.cc",
+        "native/sandbox_binding.cc",
         "native/core/probe.cc",
         "native/core/spawn_process.cc",
         "native/core/run_sync.cc",
         "native/core/child_exit.cc",
         "native/core/pipe.cc",
         "native/core/orphan_reaper.cc",
-        "native/core/signal_names.cc"
+        "native/core/signal_names.cc",
+        "native/core/child_path.cc",
+        "native/core/resource_limits.cc",
+        "native/core/sandbox.cc"
       ],
       "dependencies": [
         "<!(node -p \"require('node-addon-api').targets\"):node_addon_api_except"

@@ -12,7 +12,11 @@ const long = process.env["EXACTSPAWN_TEST_LONG"] === "1";
 
 // Engine-specific suites pick their engine themselves: the native project
 // already runs the fallback one (it disables the addon in its own worker).
-const BEHAVIOUR = ["test/spawn/behaviour-native.test.ts", "test/spawn/behaviour-fallback.test.ts"];
+const BEHAVIOUR = [
+  "test/spawn/behaviour-native.test.ts",
+  "test/spawn/behaviour-child-path.test.ts",
+  "test/spawn/behaviour-fallback.test.ts",
+];
 
 // Left out of the fallback project in `npm test` (all run there under
 // test:long): files that never load an engine (pure planners and policy,

@@ -6,6 +6,7 @@
 #include "child_watch.h"
 #include "pipe_binding.h"
 #include "probe_binding.h"
+#include "sandbox_binding.h"
 #include "spawn_binding.h"
 #include "spawn_sync_binding.h"
 
@@ -20,6 +21,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("probe", Napi::Function::New(env, Probe, "probe"));
   exports.Set("spawn", Napi::Function::New(env, Spawn, "spawn"));
   exports.Set("spawnSync", Napi::Function::New(env, SpawnSync, "spawnSync"));
+  exports.Set("sandboxSupport", Napi::Function::New(env, SandboxSupportOf, "sandboxSupport"));
   exports.Set("pipe", Napi::Function::New(env, Pipe, "pipe"));
   exports.Set("closeFd", Napi::Function::New(env, CloseFd, "closeFd"));
   InitChildWatch(env, exports);

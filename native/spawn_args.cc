@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/child_path.h"
 #include "core/pipe.h"
 #include "core/spawn_process.h"
 #include "system_error.h"
@@ -112,9 +113,16 @@ void ReadSpawnArgs(Napi::Env env, Napi::Object options, SpawnArgs* args) {
   args->stdio = ReadStdio(env, options);
   args->setsid = OptionalBool(env, options, "setsid");
   args->setpgroup = OptionalBool(env, options, "setpgroup");
+  args->child_path = ReadExecControls(env, options, &args->controls);
+  args->sandboxed = ReadSandbox(env, options, &args->sandbox);
+  args->child_path = args->child_path || args->sandboxed;
 }
 
-void StartChild(Napi::Env env, const SpawnArgs& args, StartedChild* child) {
+void StartChild(Napi::Env env, SpawnArgs& args, StartedChild* child) {
+  if (args.sandboxed) {
+    PrepareSandbox(env, &args.sandbox);
+    args.controls.controls.sandbox = &args.sandbox.plan;
+  }
   // Every check is done: make the pipes. Both owners close what they still
   // hold on every way out (the child's ends always, the parent's on failure).
   std::vector<int> stdio = args.stdio;
@@ -139,8 +147,15 @@ void StartChild(Napi::Env env, const SpawnArgs& args, StartedChild* child) {
   request.new_session = args.setsid;
   request.new_process_group = args.setpgroup;
 
-  int err = spawn_process(request, &child->pid);
-  if (err < 0) throw SystemError(env, err, "posix_spawn", &args.file);
+  ChildPathFailure failure;
+  int err = args.child_path
+                ? spawn_child_path(request, args.controls.controls, &child->pid, &failure)
+                : spawn_process(request, &child->pid);
+  if (err < 0) {
+    const char* syscall = args.child_path ? failure.syscall : "posix_spawn";
+    bool chdir = args.child_path && std::strcmp(syscall, "chdir") == 0;
+    throw SystemError(env, err, syscall, chdir ? &args.cwd : &args.file);
+  }
 }
 
 }  // namespace exactspawn

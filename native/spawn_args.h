@@ -2,11 +2,14 @@
 // fields both take from one options object
 //   { file: string, argv: (string|Buffer)[], envp: (string|Buffer)[],
 //     cwd?: string|null, stdio: int[] (>= 3; -1 = /dev/null, -2 = a new pipe),
-//     setsid?: boolean, setpgroup?: boolean }
+//     setsid?: boolean, setpgroup?: boolean,
+//     controls?: object (exec_controls_binding.h),
+//     sandbox?: object (sandbox_binding.h) }
 // checking every type (TypeError, never a silent coercion; strings must not
 // contain NUL), makes the requested pipes (pipe2(O_CLOEXEC); the child reads
 // slot 0's and writes every other slot's) and starts the child with
-// spawn_process(). No policy.
+// spawn_process(), or with `controls` through the addon's own child path
+// (core/child_path.h). No policy.
 #pragma once
 
 #include <napi.h>
@@ -14,6 +17,9 @@
 
 #include <string>
 #include <vector>
+
+#include "exec_controls_binding.h"
+#include "sandbox_binding.h"
 
 namespace exactspawn {
 
@@ -44,6 +50,10 @@ struct SpawnArgs {
   std::vector<int> stdio;  // as given: fds, -1 or kPipeSlot
   bool setsid = false;
   bool setpgroup = false;
+  bool child_path = false;  // controls were given: start through core/child_path.h
+  ExecControlsInput controls;
+  bool sandboxed = false;  // options.sandbox was given (implies the child path)
+  SandboxInput sandbox;
 };
 
 // Reads and checks the shared fields; throws a TypeError on any bad one.
@@ -55,13 +65,14 @@ bool OptionalBool(Napi::Env env, Napi::Object options, const char* key);
 // A child whose pipes are made and which has been started. The parent's ends
 // of the pipes are in parent_ends (by slot, -1 where none); the child's ends
 // are already closed. On failure everything is closed and a system error
-// (syscall "pipe2" or "posix_spawn", path = file) is thrown.
+// is thrown: syscall "pipe2", "posix_spawn", or the child path's failing call
+// (path = cwd for "chdir", else file).
 struct StartedChild {
   pid_t pid = 0;
   OwnedFds parent_ends;
   explicit StartedChild(size_t slots) : parent_ends(slots) {}
 };
 
-void StartChild(Napi::Env env, const SpawnArgs& args, StartedChild* child);
+void StartChild(Napi::Env env, SpawnArgs& args, StartedChild* child);
 
 }  // namespace exactspawn

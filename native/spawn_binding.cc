@@ -4,7 +4,7 @@
 //     capture?: int[] (pipe slots >= 1 the addon reads itself),
 //     captureLimit?: number (bytes kept per captured pipe),
 //     onOverflow?: function, setsid?: boolean, setpgroup?: boolean,
-//     onExit: function }
+//     controls?: object (exec_controls_binding.h), onExit: function }
 // checks every type (TypeError, never a silent coercion; strings must not
 // contain NUL), makes the pipes (pipe2(O_CLOEXEC); the child reads slot 0's
 // and writes every other slot's), calls spawn_process(), closes the child's
@@ -12,7 +12,10 @@
 // parent's ends of the other pipes come back as `handle.fds` (-1 where a slot
 // has none; absent when there are none). A failed posix_spawn(3) is thrown
 // as a system error with syscall "posix_spawn" and path = file, after every
-// pipe end is closed. No C++ exception crosses into Node.
+// pipe end is closed. With `controls` the child is started by
+// core/child_path.h instead; its failures name the failing call (path = cwd
+// for "chdir", else file); see spawn_args.h. No C++ exception crosses into
+// Node.
 #include "spawn_binding.h"
 
 #include <climits>

@@ -6,6 +6,7 @@ import { BENCH_HELP, benchmarksShipped, runBench } from "./cli/bench-command.js"
 import { EXPLAIN_HELP, runExplain } from "./cli/explain-command.js";
 import { LIMITS_HELP, runLimits } from "./cli/limits-command.js";
 import { RUN_HELP, runRun } from "./cli/run-command.js";
+import { runSandbox, SANDBOX_HELP } from "./cli/sandbox-command.js";
 import { isUsageError } from "./cli/usage-error.js";
 import { displayName, firstLine } from "./errors.js";
 import { PACKAGE_ROOT } from "./native.js";
@@ -20,6 +21,7 @@ function help(): string {
 
 Commands:
   limits     the kernel's exec limits here and the env budget derived from them
+  sandbox    what the kernel here can enforce for the sandbox option
   explain    what a bash step's child would get: every variable's fate, origin and size
   run        run a command as a bash step with that context and those values${bench}
 
@@ -39,6 +41,7 @@ const commands: Record<
   { run: (argv: string[]) => number | Promise<number>; help: string }
 > = {
   limits: { run: runLimits, help: LIMITS_HELP },
+  sandbox: { run: runSandbox, help: SANDBOX_HELP },
   explain: { run: runExplain, help: EXPLAIN_HELP },
   run: { run: runRun, help: RUN_HELP },
   bench: { run: runBench, help: BENCH_HELP },

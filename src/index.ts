@@ -128,8 +128,18 @@ export type {
   ResourceUsage,
   StdioSlot,
 } from "./spawn/engine.js";
+export type { ExecControlOptions, RlimitName, RlimitValue } from "./spawn/exec-controls.js";
 export { FallbackUnsupportedError } from "./spawn/fallback-engine.js";
 export type { OutputOf, ResultOf } from "./spawn/output-type.js";
+export {
+  normalizeSandbox,
+  SANDBOX_PARTS,
+  SandboxError,
+  type SandboxOptions,
+  type SandboxPart,
+  type SandboxSupport,
+  sandboxSupport,
+} from "./spawn/sandbox.js";
 export { spawn } from "./spawn/spawn.js";
 export {
   type FailureReason,

@@ -62,6 +62,36 @@ export interface RawChildHandle {
   takeOver?(slot: number): { fd: number; bytes: Buffer } | null;
 }
 
+/**
+ * Set in the child before exec; its presence selects the addon's own child
+ * path (clone + execve) instead of posix_spawn, even when empty.
+ */
+export interface RawExecControls {
+  uid?: number;
+  gid?: number;
+  groups?: readonly number[];
+  umask?: number;
+  /** [name, soft, hard]; Infinity is RLIM_INFINITY. */
+  rlimits?: ReadonlyArray<readonly [string, number, number]>;
+  nice?: number;
+  noNewPrivileges?: boolean;
+  parentDeathSignal?: number;
+}
+
+/** A resolved sandbox for the child path (see src/spawn/sandbox.ts): absolute real paths. */
+export interface RawSandbox {
+  readAll: boolean;
+  read: readonly string[];
+  write: readonly string[];
+  exec: readonly string[];
+  execWritable: boolean;
+  network: boolean;
+  /** Build and apply the Landlock ruleset. */
+  landlock: boolean;
+  /** Install the socket filter. */
+  seccomp: boolean;
+}
+
 /** The one options object `spawn` takes; every field is type-checked natively. */
 export interface RawSpawnOptions {
   file: string;
@@ -81,6 +111,10 @@ export interface RawSpawnOptions {
   onOverflow?: ((this: RawChildHandle, slot: number) => void) | undefined;
   setsid?: boolean | undefined;
   setpgroup?: boolean | undefined;
+  /** With it, failures name the failing call (syscall "setuid", "setrlimit", "chdir", "execve"…). */
+  controls?: RawExecControls | undefined;
+  /** Confines the child (implies the child path). */
+  sandbox?: RawSandbox | undefined;
   /** Called once on the loop thread; an Error (code ECHILD…) if the pid was reaped elsewhere. */
   onExit: (this: RawChildHandle, exit: RawChildExit | Error) => void;
 }
@@ -103,6 +137,9 @@ export interface RawSpawnSyncOptions {
   killGraceMs: number;
   setsid?: boolean | undefined;
   setpgroup?: boolean | undefined;
+  /** As for spawn: starts the child through the addon's own child path. */
+  controls?: RawExecControls | undefined;
+  sandbox?: RawSandbox | undefined;
 }
 
 /** What a synchronous run returns: the reaped exit, the captured output and why it was ended, if it was. */
@@ -121,6 +158,8 @@ export interface NativeBinding {
   spawn?(options: RawSpawnOptions): RawChildHandle;
   /** posix_spawn, then poll(2) on this thread until the child is reaped; no event loop turn. */
   spawnSync?(options: RawSpawnSyncOptions): RawSyncResult;
+  /** What the kernel can enforce for `sandbox`: Landlock's ABI (0: none) and the seccomp filter. */
+  sandboxSupport?(): { landlockAbi: number; seccompFilter: boolean };
   /** pipe2(O_CLOEXEC) → [readFd, writeFd]. */
   pipe?(): [number, number];
   /** close(2) → 0 or -errno; for fds no Node stream owns (fs.closeSync warns in workers). */

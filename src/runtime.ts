@@ -40,6 +40,7 @@ import { retiredFieldWarner } from "./env/retired-fields.js";
 import { compareNames } from "./errors.js";
 import type { Logger } from "./log.js";
 import type { KnownKeys, NoOptions, OutputOf, ResultOf } from "./spawn/output-type.js";
+import { normalizeSandbox, type SandboxOptions } from "./spawn/sandbox.js";
 import type { Subprocess } from "./spawn/subprocess.js";
 import {
   type BashStepOptions,
@@ -88,6 +89,11 @@ export interface RuntimeOptions {
     readonly names?: readonly string[];
     readonly prefixes?: readonly string[];
   };
+  /**
+   * The sandbox of every runtime.bash and runtime.spawn call that does not
+   * give its own (docs/sandbox.md). Default: none.
+   */
+  readonly sandbox?: SandboxOptions;
   /** Windows-style case-insensitive names (ASCII case folding) for lists and layering. */
   readonly caseInsensitive?: boolean;
   /** A pino logger for this runtime's notices. Default the library logger. */
@@ -307,6 +313,13 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     retiredFields: retiredFieldWarner(log === undefined ? {} : { log }),
   };
 
+  const sandbox = options.sandbox;
+  if (sandbox !== undefined) normalizeSandbox("createRuntime", sandbox);
+  const sandboxed = <T extends { readonly sandbox?: SandboxOptions }>(given: T | undefined): T =>
+    given?.sandbox !== undefined || sandbox === undefined
+      ? (given ?? ({} as T))
+      : ({ ...given, sandbox } as T);
+
   return Object.freeze({
     config,
     parentEnv,
@@ -315,10 +328,10 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     buildEnv,
     interpreter: host.interpreter,
     bash: ((command: string, bashOptions?: BashStepOptions) =>
-      runBashStep(host, command, bashOptions)) as Runtime["bash"],
+      runBashStep(host, command, sandboxed(bashOptions))) as Runtime["bash"],
     planBash: (command: string, bashOptions?: BashStepOptions) =>
       planBashStep(host, command, bashOptions),
     spawn: ((file: string, args: readonly string[] = [], spawnOptions?: RuntimeSpawnOptions) =>
-      runtimeSpawn(host, file, args, spawnOptions)) as Runtime["spawn"],
+      runtimeSpawn(host, file, args, sandboxed(spawnOptions))) as Runtime["spawn"],
   });
 }

@@ -5,6 +5,8 @@
 import type { Buffer } from "node:buffer";
 import type { Readable, Writable } from "node:stream";
 import type { EnvEntry } from "../env-input.js";
+import type { RawSandbox } from "../native.js";
+import type { ExecControls } from "./exec-controls.js";
 
 /** What one child fd is connected to, from the parent's side. */
 export type StdioSlot = "pipe" | "ignore" | "inherit" | number;
@@ -39,6 +41,10 @@ export interface EngineRequest {
   readonly stdio: readonly StdioSlot[];
   readonly setsid: boolean;
   readonly setpgroup: boolean;
+  /** Set in the child before exec; an engine that cannot apply one refuses the start. */
+  readonly controls?: ExecControls | undefined;
+  /** Confinement applied in the child before exec; an engine that cannot apply it refuses the start. */
+  readonly sandbox?: RawSandbox | undefined;
   /** An engine may read these slots itself instead of handing out streams. */
   readonly capture?: CaptureRequest | undefined;
 }

@@ -6,7 +6,9 @@
  * env bytes that are not valid UTF-8, and repeated env names (Node's `env`
  * is an object). It reports no resource usage, kills by pid (not pidfd), and
  * cannot close inherited fds that lack close-on-exec. A process group is
- * always a new session (`detached`). Warns once per process.
+ * always a new session (`detached`). Of the exec controls it applies `uid`
+ * and `gid` (child_process drops the supplementary groups with them) and
+ * refuses every other one. Warns once per process.
  */
 import { type Buffer, isUtf8 } from "node:buffer";
 import { type ChildProcess, spawn as spawnChild } from "node:child_process";
@@ -14,6 +16,7 @@ import { constants } from "node:os";
 import { displayName, systemError } from "../errors.js";
 import { logger } from "../log.js";
 import type { Engine, EngineChild, EngineExit, EngineRequest } from "./engine.js";
+import type { ExecControls } from "./exec-controls.js";
 
 let warned = false;
 
@@ -32,6 +35,28 @@ export function utf8(value: string | Buffer, what: string): string {
     );
   }
   return value.toString("utf8");
+}
+
+/** The ids child_process can apply; throws for any control it cannot. */
+export function fallbackIds(controls: ExecControls | undefined): { uid?: number; gid?: number } {
+  if (controls === undefined) return {};
+  const refuse = (what: string): never => {
+    throw new FallbackUnsupportedError(
+      `options.${what} needs the native engine; child_process cannot set it`,
+    );
+  };
+  const ids = controls.uid !== undefined || controls.gid !== undefined;
+  // libuv calls setgroups(0) whenever it sets uid or gid: only "no groups" is possible.
+  if (controls.groups !== undefined && (controls.groups.length > 0 || !ids)) refuse("groups");
+  if (controls.umask !== undefined) refuse("umask");
+  if (controls.rlimits.length > 0) refuse("rlimits");
+  if (controls.nice !== undefined) refuse("nice");
+  if (controls.noNewPrivileges) refuse("noNewPrivileges");
+  if (controls.parentDeathSignal !== undefined) refuse("parentDeathSignal");
+  const out: { uid?: number; gid?: number } = {};
+  if (controls.uid !== undefined) out.uid = controls.uid;
+  if (controls.gid !== undefined) out.gid = controls.gid;
+  return out;
 }
 
 /** The request's environment as the object child_process takes; refuses what it cannot pass exactly. */
@@ -110,6 +135,10 @@ export function fallbackEngine(reason: string | undefined): Engine {
           "exactspawn: native addon not in use, spawning through child_process (see docs/fallback.md)",
         );
       }
+      if (request.sandbox !== undefined) {
+        throw new FallbackUnsupportedError("options.sandbox needs the native engine");
+      }
+      const ids = fallbackIds(request.controls);
       const argv = request.argv.map((arg, i) => utf8(arg, `argv[${i}]`));
       const env = envObject(request);
       const child = spawnChild(request.file, argv.slice(1), {
@@ -119,6 +148,7 @@ export function fallbackEngine(reason: string | undefined): Engine {
         stdio: request.stdio.map((slot) => slot) as ("pipe" | "ignore" | "inherit" | number)[],
         detached: request.setsid || request.setpgroup,
         shell: false,
+        ...ids,
       });
       let reported = false;
       child.once("error", (error: NodeJS.ErrnoException) => {

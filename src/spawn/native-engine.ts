@@ -6,11 +6,18 @@
  * builds a stream; the first access to such a stream takes the pipe over
  * and wraps it like every other parent end: `net.Socket({ fd })` (never fs
  * streams: those would hold a libuv threadpool thread per read).
+ *
+ * A request with exec controls goes through the addon's own child path
+ * (clone + execve) instead of posix_spawn, which stays the path of every
+ * other spawn (it costs slightly less parent CPU). EXACTSPAWN_CHILD_PATH=1,
+ * read at the first spawn, sends every spawn through the child
+ * path: the test suites use it to prove both paths with the same tests.
  */
 import { Socket } from "node:net";
 import { constants } from "node:os";
-import type { NativeBinding, RawChildExit, RawChildHandle } from "../native.js";
+import type { NativeBinding, RawChildExit, RawChildHandle, RawExecControls } from "../native.js";
 import type { Engine, EngineChild, EngineExit, EngineRequest, TakenOver } from "./engine.js";
+import type { ExecControls } from "./exec-controls.js";
 
 type SpawnCapable = NativeBinding & Required<Pick<NativeBinding, "spawn">>;
 
@@ -90,6 +97,35 @@ export function stdioFds(request: EngineRequest): number[] {
   return fds;
 }
 
+const NO_CONTROLS: RawExecControls = Object.freeze({});
+
+/**
+ * The addon's `controls` for a request: absent (posix_spawn) unless controls
+ * were asked for, or EXACTSPAWN_CHILD_PATH=1 (read at the first spawn) sends every spawn
+ * through the child path.
+ */
+export function nativeControls(request: EngineRequest): RawExecControls | undefined {
+  if (request.controls !== undefined) return rawControls(request.controls);
+  alwaysChildPath ??= process.env["EXACTSPAWN_CHILD_PATH"] === "1";
+  return alwaysChildPath ? NO_CONTROLS : undefined;
+}
+
+/** EXACTSPAWN_CHILD_PATH, read at the first spawn. */
+let alwaysChildPath: boolean | undefined;
+
+function rawControls(controls: ExecControls): RawExecControls {
+  const raw: RawExecControls = {};
+  if (controls.uid !== undefined) raw.uid = controls.uid;
+  if (controls.gid !== undefined) raw.gid = controls.gid;
+  if (controls.groups !== undefined) raw.groups = controls.groups;
+  if (controls.umask !== undefined) raw.umask = controls.umask;
+  if (controls.rlimits.length > 0) raw.rlimits = controls.rlimits;
+  if (controls.nice !== undefined) raw.nice = controls.nice;
+  if (controls.noNewPrivileges) raw.noNewPrivileges = true;
+  if (controls.parentDeathSignal !== undefined) raw.parentDeathSignal = controls.parentDeathSignal;
+  return raw;
+}
+
 /** Never lets an exception travel back into the addon's loop callback: it is rethrown on the next tick. */
 function guarded<T>(callback: (arg: T) => void): (arg: T) => void {
   return (arg) => {
@@ -124,6 +160,8 @@ export function nativeEngine(binding: SpawnCapable): Engine {
         onOverflow: captured.length > 0 ? guarded((slot) => onOverflow?.(slot)) : undefined,
         setsid: request.setsid,
         setpgroup: request.setpgroup,
+        controls: nativeControls(request),
+        sandbox: request.sandbox,
         onExit: guarded((raw) => onExit(toExit(raw))),
       });
       return new NativeChild(handle, request.stdio.length, captured);

@@ -5,13 +5,22 @@
 import { Buffer } from "node:buffer";
 import type { EnvInput } from "../env-input.js";
 import type { StdioSlot } from "./engine.js";
+import {
+  type ExecControlOptions,
+  type ExecControls,
+  normalizeExecControls,
+} from "./exec-controls.js";
+import { type NormalizedSandbox, normalizeSandbox, type SandboxOptions } from "./sandbox.js";
 import { signalNumber } from "./signals.js";
 
-export interface SpawnOptions {
+/** Also takes the exec controls (uid, gid, groups, umask, rlimits, nice, …): see exec-controls.ts. */
+export interface SpawnOptions extends ExecControlOptions {
   /** The child's WHOLE environment. Nothing is inherited or added. Default: {} (empty). */
   env?: EnvInput;
   /** The search path for a `file` without "/". Default: the parent's process.env.PATH. */
   path?: string;
+  /** Confine the child: where it may write, read and execute, and whether it has network (docs/sandbox.md). */
+  sandbox?: SandboxOptions;
   /** The child's working directory (resolved against process.cwd()). Default: inherited. */
   cwd?: string;
   /** argv[0] as the child sees it. Default: `file` as given. */
@@ -62,6 +71,9 @@ export interface NormalizedOptions {
   readonly processGroup: boolean;
   readonly reject: boolean;
   readonly ref: boolean;
+  /** undefined when no exec control is set. */
+  readonly controls: ExecControls | undefined;
+  readonly sandbox: NormalizedSandbox | undefined;
 }
 
 const DEFAULT_MAX_BUFFER = 64 * 1024 * 1024;
@@ -151,5 +163,7 @@ export function normalizeOptions(options: SpawnOptions | undefined): NormalizedO
     ),
     reject: bool(o.reject, "reject", true),
     ref: bool(o.ref, "ref", true),
+    controls: normalizeExecControls(o),
+    sandbox: normalizeSandbox("spawn", o.sandbox),
   };
 }

@@ -18,6 +18,7 @@ import { footprintOf } from "../limits.js";
 import type { CaptureRequest, EngineRequest } from "./engine.js";
 import { outputLimit } from "./output-limit.js";
 import { resolveFile } from "./resolve-file.js";
+import { resolveSandbox } from "./sandbox.js";
 import { type OffendingString, SpawnError } from "./spawn-errors.js";
 import { type NormalizedOptions, normalizeOptions, type SpawnOptions } from "./spawn-options.js";
 
@@ -95,6 +96,8 @@ export function engineRequest(input: SpawnInput): EngineRequest {
     stdio: o.stdio,
     setsid: o.setsid,
     setpgroup: o.processGroup,
+    controls: o.controls,
+    sandbox: o.sandbox === undefined ? undefined : resolveSandbox(o.sandbox),
     capture: o.buffer ? captureRequest(o.stdio, outputLimit(o.maxBuffer, o.encoding)) : undefined,
   };
 }

@@ -12,8 +12,8 @@ import { constants } from "node:os";
 import { systemError } from "../errors.js";
 import type { NativeBinding } from "../native.js";
 import type { EngineRequest, ResourceUsage } from "./engine.js";
-import { envObject, utf8 } from "./fallback-engine.js";
-import { stdioFds } from "./native-engine.js";
+import { envObject, FallbackUnsupportedError, fallbackIds, utf8 } from "./fallback-engine.js";
+import { nativeControls, stdioFds } from "./native-engine.js";
 
 /** How a synchronous run is bounded. */
 export interface SyncBounds {
@@ -60,6 +60,8 @@ export function nativeSyncEngine(binding: SyncCapable): SyncEngine {
       killGraceMs: bounds.killGraceMs,
       setsid: request.setsid,
       setpgroup: request.setpgroup,
+      controls: nativeControls(request),
+      sandbox: request.sandbox,
     });
     return {
       pid: raw.pid,
@@ -78,10 +80,14 @@ export function nativeSyncEngine(binding: SyncCapable): SyncEngine {
  * reaches the child only) and reports no resource usage.
  */
 export const fallbackSyncEngine: SyncEngine = (request, bounds) => {
+  if (request.sandbox !== undefined) {
+    throw new FallbackUnsupportedError("options.sandbox needs the native engine");
+  }
   const argv = request.argv.map((arg, i) => utf8(arg, `argv[${i}]`));
   const result = spawnChildSync(request.file, argv.slice(1), {
     argv0: argv[0] ?? request.file,
     env: envObject(request),
+    ...fallbackIds(request.controls),
     cwd: request.cwd,
     stdio: request.stdio.slice() as ("pipe" | "ignore" | "inherit" | number)[],
     input: bounds.input,

@@ -23,6 +23,7 @@ import { pairBytes } from "../env-input.js";
 import { compareNames, InvalidEnvError, type SizedName } from "../errors.js";
 import { type Limits, probeLimits } from "../limits.js";
 import type { Logger } from "../log.js";
+import type { SandboxOptions } from "../spawn/sandbox.js";
 import { spawn } from "../spawn/spawn.js";
 import type { SpawnOptions } from "../spawn/spawn-options.js";
 import type { SpawnResult } from "../spawn/subprocess.js";
@@ -83,6 +84,8 @@ export interface BashStepOptions {
   readonly input?: string | Buffer;
   /** The step's stdio, as spawn's `stdio` (e.g. "inherit" to stream). Default: stdout and stderr captured. */
   readonly stdio?: SpawnOptions["stdio"];
+  /** Confines the step and everything it starts (docs/sandbox.md). Default: the runtime's `sandbox`. */
+  readonly sandbox?: SandboxOptions;
   /** Reject on a non-zero exit, a signal, a timeout or an abort. Default true. */
   readonly reject?: boolean;
   /** The step's name, for notices. */
@@ -333,6 +336,7 @@ export async function runBashStep(
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       ...(options.input === undefined ? {} : { input: options.input }),
       ...(options.stdio === undefined ? {} : { stdio: options.stdio }),
+      ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
       processGroup: true,
       reject: options.reject ?? true,
     });

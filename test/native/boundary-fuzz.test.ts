@@ -11,7 +11,7 @@
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { NativeBinding, RawChildExit } from "../../src/native.js";
+import type { NativeBinding } from "../../src/native.js";
 import { nativeBinding, nativeStatus } from "../../src/native.js";
 import { eventually, openFds, zombieChildren } from "../fixtures/process-state.js";
 import { rawSpawnOptions } from "../fixtures/raw-spawn.js";

@@ -1,0 +1,261 @@
+// child_path.cc — see child_path.h.
+#include "child_path.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdint>
+#include <vector>
+
+#ifndef SYS_close_range
+#define SYS_close_range 436  // the same number on every architecture since Linux 5.9
+#endif
+
+// Code that runs in the child, on the child's stack: never instrumented by
+// AddressSanitizer, whose shadow writes for a borrowed stack would land in the
+// parent's shadow memory (CLONE_VM) and outlive the munmap of that stack.
+#define EXACTSPAWN_CHILD_CODE __attribute__((no_sanitize_address, noinline))
+
+namespace exactspawn {
+
+namespace {
+
+// The child's stack. Its frames are a few hundred bytes; a stack overflow
+// hits the guard page below and kills the child (reported as its exit).
+constexpr size_t kStackSize = 64 * 1024;
+
+// The kernel's struct sigaction for rt_sigaction(2) (x86_64 and arm64 share
+// this layout): glibc's sigaction() refuses its own signals 32 and 33.
+struct KernelSigaction {
+  void (*handler)(int);
+  unsigned long flags;
+  void (*restorer)();
+  uint64_t mask;
+};
+
+struct KernelRlimit {
+  uint64_t soft;
+  uint64_t hard;
+};
+
+// Shared between parent and child (CLONE_VM). The child writes error and
+// syscall only when it is about to exit; the parent reads them after clone()
+// returns, which CLONE_VFORK delays until the child has exec'ed or exited.
+struct ChildArgs {
+  const SpawnRequest* request;
+  const ExecControls* controls;
+  int* sources;  // scratch copy of request->stdio the child may rewrite
+  pid_t parent;
+  volatile int error;
+  const char* volatile syscall;
+};
+
+EXACTSPAWN_CHILD_CODE int fail(ChildArgs* args, const char* name) {
+  args->error = errno != 0 ? errno : EIO;
+  args->syscall = name;
+  syscall(SYS_exit, 127);
+  return 127;
+}
+
+// Child fd i <- sources[i] (or /dev/null), every fd >= count closed. A source
+// below count that is not its own slot could be overwritten by an earlier
+// dup onto its number, so such sources are first moved to count or above.
+EXACTSPAWN_CHILD_CODE int setup_stdio(ChildArgs* args) {
+  const int count = static_cast<int>(args->request->stdio_count);
+  int* sources = args->sources;
+  for (int i = 0; i < count; ++i) {
+    int source = sources[i];
+    if (source >= 0 && source < count && source != i) {
+      long moved = syscall(SYS_fcntl, source, F_DUPFD_CLOEXEC, count);
+      if (moved < 0) return fail(args, "fcntl");
+      sources[i] = static_cast<int>(moved);
+    }
+  }
+  for (int i = 0; i < count; ++i) {
+    int source = sources[i];
+    bool opened = false;
+    if (source < 0) {
+      long fd = syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDWR | O_CLOEXEC);
+      if (fd < 0) return fail(args, "open");
+      source = static_cast<int>(fd);
+      opened = true;
+    }
+    if (source == i) {
+      // Already in place (Node marks 0-2 close-on-exec): keep it across exec.
+      if (syscall(SYS_fcntl, i, F_SETFD, 0) != 0) return fail(args, "fcntl");
+    } else {
+      if (syscall(SYS_dup3, source, i, 0) < 0) return fail(args, "dup2");
+      if (opened) syscall(SYS_close, source);
+    }
+  }
+  if (syscall(SYS_close_range, count, ~0U, 0) != 0) return fail(args, "close_range");
+  return 0;
+}
+
+EXACTSPAWN_CHILD_CODE int apply_credentials(ChildArgs* args) {
+  const ExecControls& c = *args->controls;
+  if (c.set_groups && syscall(SYS_setgroups, c.group_count, c.groups) != 0) {
+    return fail(args, "setgroups");
+  }
+  if (c.set_gid && syscall(SYS_setresgid, c.gid, c.gid, c.gid) != 0) return fail(args, "setgid");
+  if (c.set_uid && syscall(SYS_setresuid, c.uid, c.uid, c.uid) != 0) return fail(args, "setuid");
+  return 0;
+}
+
+EXACTSPAWN_CHILD_CODE int child_main(void* raw) {
+  ChildArgs* args = static_cast<ChildArgs*>(raw);
+  const SpawnRequest& r = *args->request;
+  const ExecControls& c = *args->controls;
+
+  // Every handler the parent installed would run here on the parent's data.
+  KernelSigaction default_action = {SIG_DFL, 0, nullptr, 0};
+  for (int sig = 1; sig < _NSIG; ++sig) {
+    if (sig == SIGKILL || sig == SIGSTOP) continue;
+    if (syscall(SYS_rt_sigaction, sig, &default_action, nullptr, sizeof(uint64_t)) != 0) {
+      return fail(args, "rt_sigaction");
+    }
+  }
+  if (r.new_session) {
+    if (syscall(SYS_setsid) < 0) return fail(args, "setsid");
+  } else if (r.new_process_group) {
+    if (syscall(SYS_setpgid, 0, 0) != 0) return fail(args, "setpgid");
+  }
+  if (c.sandbox != nullptr) {
+    SandboxStep step = SandboxStep::kNone;
+    if (apply_sandbox(*c.sandbox, &step) != 0) {
+      return fail(args, step == SandboxStep::kLandlock  ? "landlock_restrict_self"
+                        : step == SandboxStep::kSeccomp ? "seccomp"
+                                                        : "prctl");
+    }
+  }
+  setup_stdio(args);
+  for (size_t i = 0; i < c.limit_count; ++i) {
+    KernelRlimit limit = {c.limits[i].soft, c.limits[i].hard};
+    if (syscall(SYS_prlimit64, 0, c.limits[i].resource, &limit, nullptr) != 0) {
+      return fail(args, "setrlimit");
+    }
+  }
+  if (c.set_nice && syscall(SYS_setpriority, PRIO_PROCESS, 0, c.nice) != 0) {
+    return fail(args, "setpriority");
+  }
+  apply_credentials(args);
+  if (c.parent_death_signal != 0) {
+    if (syscall(SYS_prctl, PR_SET_PDEATHSIG, c.parent_death_signal, 0, 0, 0) != 0) {
+      return fail(args, "prctl");
+    }
+    // The parent may have died before the signal was armed.
+    if (syscall(SYS_getppid) != args->parent) {
+      syscall(SYS_kill, syscall(SYS_getpid), c.parent_death_signal);
+    }
+  }
+  if (c.no_new_privs && syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+    return fail(args, "prctl");
+  }
+  if (c.umask >= 0) syscall(SYS_umask, c.umask);
+  if (r.cwd != nullptr && syscall(SYS_chdir, r.cwd) != 0) return fail(args, "chdir");
+  uint64_t empty = 0;
+  if (syscall(SYS_rt_sigprocmask, SIG_SETMASK, &empty, nullptr, sizeof empty) != 0) {
+    return fail(args, "rt_sigprocmask");
+  }
+  syscall(SYS_execve, r.file, r.argv, r.envp);
+  return fail(args, "execve");
+}
+
+// The child's stack with a PROT_NONE guard page below it; unmapped on scope exit.
+class ChildStack {
+ public:
+  ChildStack() {
+    long page = sysconf(_SC_PAGESIZE);
+    guard_ = page > 0 ? static_cast<size_t>(page) : 4096;
+    size_ = kStackSize + guard_;
+    void* map = mmap(nullptr, size_, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+    if (map == MAP_FAILED) {
+      error_ = errno;
+      syscall_ = "mmap";
+      return;
+    }
+    base_ = static_cast<char*>(map);
+    if (mprotect(base_, guard_, PROT_NONE) != 0) {
+      error_ = errno;
+      syscall_ = "mprotect";
+    }
+  }
+  ~ChildStack() {
+    if (base_ != nullptr) munmap(base_, size_);
+  }
+  ChildStack(const ChildStack&) = delete;
+  ChildStack& operator=(const ChildStack&) = delete;
+
+  int error() const { return error_; }
+  const char* failed_syscall() const { return syscall_; }
+  void* top() const { return base_ + size_; }  // page-aligned, so 16-byte aligned
+
+ private:
+  char* base_ = nullptr;
+  size_t size_ = 0;
+  size_t guard_ = 0;
+  int error_ = 0;
+  const char* syscall_ = nullptr;
+};
+
+}  // namespace
+
+int spawn_child_path(const SpawnRequest& request, const ExecControls& controls, pid_t* pid,
+                     ChildPathFailure* failure) {
+  failure->syscall = "clone";
+  failure->in_child = false;
+  if (request.file == nullptr || request.argv == nullptr || request.envp == nullptr ||
+      request.stdio == nullptr || request.stdio_count < 3 ||
+      request.stdio_count > static_cast<size_t>(INT_MAX) ||
+      (controls.group_count > 0 && controls.groups == nullptr) ||
+      (controls.limit_count > 0 && controls.limits == nullptr)) {
+    return -EINVAL;
+  }
+  std::vector<int> sources(request.stdio, request.stdio + request.stdio_count);
+  ChildStack stack;
+  if (stack.error() != 0) {
+    failure->syscall = stack.failed_syscall();
+    return -stack.error();
+  }
+
+  ChildArgs args = {&request, &controls, sources.data(), getpid(), 0, nullptr};
+  const int saved_errno = errno;  // the child's syscall() calls write this thread's errno
+  const bool credentials = controls.set_uid || controls.set_gid;
+  const int dumpable = credentials ? prctl(PR_GET_DUMPABLE) : -1;
+
+  // Block everything, glibc's internal signals too (a raw call: glibc's
+  // sigprocmask filters them), so no handler runs in the child before it
+  // has reset the dispositions; the child inherits this mask.
+  uint64_t all = ~uint64_t{0};
+  uint64_t old = 0;
+  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, sizeof all);
+  pid_t child = clone(child_main, stack.top(), CLONE_VM | CLONE_VFORK | SIGCHLD, &args);
+  const int clone_errno = errno;
+  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, nullptr, sizeof old);
+
+  if (dumpable == 1 && prctl(PR_GET_DUMPABLE) != 1) prctl(PR_SET_DUMPABLE, 1);
+  errno = saved_errno;
+  if (child < 0) return -clone_errno;
+  if (args.error != 0) {
+    int status = 0;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
+    errno = saved_errno;
+    failure->syscall = args.syscall;
+    failure->in_child = true;
+    return -args.error;
+  }
+  *pid = child;
+  return 0;
+}
+
+}  // namespace exactspawn

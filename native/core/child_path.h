@@ -1,0 +1,88 @@
+// child_path.h — starts one child through the addon's own path, for what
+// posix_spawn(3) cannot do: credentials, resource limits, umask, nice,
+// no_new_privs, a parent-death signal, and glibc's internal signals 32 and 33
+// back at SIG_DFL.
+//
+// The parent blocks every signal (glibc's internal ones included) on the
+// calling thread and calls clone(2) with CLONE_VM | CLONE_VFORK onto a stack
+// of its own (mmap(2), one PROT_NONE guard page below it). The calling thread
+// is suspended until the child has called execve(2) or exited, so the child
+// may write into the parent's memory: a failure before the exec is stored
+// there as an errno plus the name of the failing system call, and the child
+// exits 127 (the parent reaps it before returning).
+//
+// The child runs only raw system calls (syscall(2)): it shares the parent's
+// memory, locks and TLS, so no allocator and no libc wrapper that takes a lock
+// or talks to other threads. In particular glibc's setuid/setgid/setgroups
+// broadcast the change to every thread of the process (SIGSETXID; see
+// nptl(7)), which from a CLONE_VM child would change the parent's threads'
+// credentials; the raw system calls change only the child. CPython avoids
+// vfork altogether when credentials are asked; glibc's spawni uses raw calls.
+//
+// Order in the child, chosen for privileges: every signal disposition to
+// SIG_DFL (rt_sigaction on 1..64 except SIGKILL/SIGSTOP, so no handler of the
+// parent can run in it); setsid(2) or setpgid(2); resource limits
+// (prlimit(2)) and nice (setpriority(2)) while still privileged, since raising
+// either needs a capability the uid change drops; setgroups(2), setresgid(2),
+// setresuid(2) (groups first: afterwards the child may no longer change them);
+// PR_SET_PDEATHSIG (after the uid change, which clears it; see prctl(2)) —
+// the signal fires when the THREAD that spawned the child exits, e.g. a
+// worker thread, not only the process; PR_SET_NO_NEW_PRIVS; umask(2);
+// chdir(2) as the new user; stdio dup'ed onto 0..n-1 and every other fd
+// closed (close_range(2)); an empty signal mask; execve(2).
+//
+// A uid or gid change marks the shared mm non-dumpable (the kernel's
+// commit_creds; see PR_SET_DUMPABLE in prctl(2)), i.e. the parent's: the
+// parent restores its own dumpable flag after the child has exec'ed.
+#pragma once
+
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include <cstddef>
+
+#include "sandbox.h"
+#include "spawn_process.h"
+
+namespace exactspawn {
+
+struct ResourceLimit {
+  int resource = 0;  // RLIMIT_*
+  rlim_t soft = 0;   // RLIM_INFINITY for unlimited
+  rlim_t hard = 0;
+};
+
+struct ExecControls {
+  bool set_uid = false;
+  uid_t uid = 0;
+  bool set_gid = false;
+  gid_t gid = 0;
+  bool set_groups = false;  // with group_count 0: drop every supplementary group
+  const gid_t* groups = nullptr;
+  size_t group_count = 0;
+  int umask = -1;  // -1: inherit
+  const ResourceLimit* limits = nullptr;
+  size_t limit_count = 0;
+  bool set_nice = false;
+  int nice = 0;
+  bool no_new_privs = false;
+  int parent_death_signal = 0;  // 0: none
+  // Applied before stdio is set up (its ruleset fd must still be open):
+  // no_new_privs, Landlock, the seccomp filter. See sandbox.h.
+  const SandboxPlan* sandbox = nullptr;
+};
+
+// Where a start failed: the system call's name (a static string) and the
+// errno. `in_child` is false for failures of the parent (mmap, clone).
+struct ChildPathFailure {
+  const char* syscall = nullptr;
+  bool in_child = false;
+};
+
+// Starts the child; on success stores its pid and returns 0. Otherwise
+// returns -errno and names the failing call in *failure; no child is left
+// behind (a child that failed before exec has been reaped).
+int spawn_child_path(const SpawnRequest& request, const ExecControls& controls, pid_t* pid,
+                     ChildPathFailure* failure);
+
+}  // namespace exactspawn

@@ -1,0 +1,226 @@
+// sandbox.cc — see sandbox.h.
+#include "sandbox.h"
+
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+
+namespace exactspawn {
+
+namespace {
+
+// The uapi header of this toolchain predates several ABIs; the values are
+// fixed by the kernel's ABI (include/uapi/linux/landlock.h).
+constexpr uint64_t kExecute = 1ULL << 0;
+constexpr uint64_t kWriteFile = 1ULL << 1;
+constexpr uint64_t kReadFile = 1ULL << 2;
+constexpr uint64_t kReadDir = 1ULL << 3;
+constexpr uint64_t kRemoveDir = 1ULL << 4;
+constexpr uint64_t kRemoveFile = 1ULL << 5;
+constexpr uint64_t kMakeChar = 1ULL << 6;
+constexpr uint64_t kMakeDir = 1ULL << 7;
+constexpr uint64_t kMakeReg = 1ULL << 8;
+constexpr uint64_t kMakeSock = 1ULL << 9;
+constexpr uint64_t kMakeFifo = 1ULL << 10;
+constexpr uint64_t kMakeBlock = 1ULL << 11;
+constexpr uint64_t kMakeSym = 1ULL << 12;
+constexpr uint64_t kRefer = 1ULL << 13;     // ABI 2
+constexpr uint64_t kTruncate = 1ULL << 14;  // ABI 3
+constexpr uint64_t kIoctlDev = 1ULL << 15;  // ABI 5
+constexpr uint64_t kBindTcp = 1ULL << 0;    // ABI 4, handled_access_net
+constexpr uint64_t kConnectTcp = 1ULL << 1;
+constexpr uint64_t kScopeAbstractUnix = 1ULL << 0;  // ABI 6, scoped
+constexpr uint64_t kScopeSignal = 1ULL << 1;
+constexpr uint32_t kCreateRulesetVersion = 1U << 0;
+constexpr int kRulePathBeneath = 1;
+
+// The ruleset attribute as ABI 6 knows it; older kernels take a prefix.
+struct RulesetAttr {
+  uint64_t handled_access_fs;
+  uint64_t handled_access_net;
+  uint64_t scoped;
+};
+
+struct __attribute__((packed)) PathBeneathAttr {
+  uint64_t allowed_access;
+  int32_t parent_fd;
+};
+
+constexpr uint64_t kFileRights = kExecute | kWriteFile | kReadFile | kTruncate | kIoctlDev;
+constexpr uint64_t kRead = kReadFile | kReadDir;
+constexpr uint64_t kWrite = kWriteFile | kRemoveDir | kRemoveFile | kMakeDir | kMakeReg | kMakeSym |
+                            kMakeFifo | kMakeSock | kRefer | kTruncate;
+
+// Devices every shell writes to: `> /dev/null` needs write and truncate.
+constexpr const char* kWritableDevices[] = {"/dev/null", "/dev/zero", "/dev/full"};
+
+uint64_t handled_fs(int abi) {
+  uint64_t rights = kExecute | kWriteFile | kReadFile | kReadDir | kRemoveDir | kRemoveFile |
+                    kMakeChar | kMakeDir | kMakeReg | kMakeSock | kMakeFifo | kMakeBlock | kMakeSym;
+  if (abi >= 2) rights |= kRefer;
+  if (abi >= 3) rights |= kTruncate;
+  if (abi >= 5) rights |= kIoctlDev;
+  return rights;
+}
+
+int add_rule(int ruleset, const std::string& path, uint64_t access, uint64_t handled,
+             std::string* failed_path) {
+  int fd = open(path.c_str(), O_PATH | O_CLOEXEC);
+  if (fd < 0) {
+    *failed_path = path;
+    return -errno;
+  }
+  struct stat st {};
+  if (fstat(fd, &st) < 0) {
+    int err = -errno;
+    close(fd);
+    *failed_path = path;
+    return err;
+  }
+  // A file takes only the rights that apply to files (EINVAL otherwise).
+  if (!S_ISDIR(st.st_mode)) access &= kFileRights;
+  PathBeneathAttr attr{access & handled, fd};
+  long r = attr.allowed_access == 0
+               ? 0
+               : syscall(SYS_landlock_add_rule, ruleset, kRulePathBeneath, &attr, 0);
+  int err = r < 0 ? -errno : 0;
+  close(fd);
+  if (err < 0) *failed_path = path;
+  return err;
+}
+
+#if defined(__x86_64__)
+constexpr uint32_t kX32Bit = 0x40000000;
+constexpr uint32_t kDeny = SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA);
+constexpr uint32_t kArchOffset = offsetof(struct seccomp_data, arch);
+constexpr uint32_t kNrOffset = offsetof(struct seccomp_data, nr);
+// args[0]'s low 32 bits (little endian): the domain of socket(2)/socketpair(2).
+constexpr uint32_t kArg0Offset = offsetof(struct seccomp_data, args);
+
+#define LOAD(offset) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (offset))
+#define JEQ(value, t, f) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (value), (t), (f))
+#define JSET(value, t, f) BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, (value), (t), (f))
+#define RET(value) BPF_STMT(BPF_RET | BPF_K, (value))
+
+// A jump skips that many instructions after itself; targets are noted by index.
+struct sock_filter kFilter[] = {
+    /* 0 */ LOAD(kArchOffset),
+    /* 1 */ JEQ(AUDIT_ARCH_X86_64, 0, 6),  // else → 8
+    /* 2 */ LOAD(kNrOffset),
+    /* 3 */ JSET(kX32Bit, 14, 0),  // x32 → 18 deny
+    /* 4 */ JEQ(41, 10, 0),        // socket → 15
+    /* 5 */ JEQ(53, 9, 0),         // socketpair → 15
+    /* 6 */ JEQ(425, 11, 0),       // io_uring_setup → 18 deny
+    /* 7 */ RET(SECCOMP_RET_ALLOW),
+    /* 8 */ JEQ(AUDIT_ARCH_I386, 0, 9),  // unknown arch → 18 deny
+    /* 9 */ LOAD(kNrOffset),
+    /* 10 */ JEQ(102, 7, 0),  // socketcall → 18 deny
+    /* 11 */ JEQ(359, 3, 0),  // socket → 15
+    /* 12 */ JEQ(360, 2, 0),  // socketpair → 15
+    /* 13 */ JEQ(425, 4, 0),  // io_uring_setup → 18 deny
+    /* 14 */ RET(SECCOMP_RET_ALLOW),
+    /* 15 */ LOAD(kArg0Offset),
+    /* 16 */ JEQ(1 /* AF_UNIX */, 0, 1),  // else → 18 deny
+    /* 17 */ RET(SECCOMP_RET_ALLOW),
+    /* 18 */ RET(kDeny),
+};
+
+#undef LOAD
+#undef JEQ
+#undef JSET
+#undef RET
+
+const struct sock_fprog kProgram = {static_cast<unsigned short>(sizeof kFilter / sizeof kFilter[0]),
+                                    kFilter};
+#endif
+
+}  // namespace
+
+SandboxSupport probe_sandbox() {
+  SandboxSupport support;
+  long abi = syscall(SYS_landlock_create_ruleset, nullptr, 0, kCreateRulesetVersion);
+  support.landlock_abi = abi > 0 ? static_cast<int>(abi) : 0;
+#if defined(__x86_64__)
+  // PR_GET_SECCOMP fails with EINVAL when the kernel lacks CONFIG_SECCOMP.
+  support.seccomp_filter = prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
+#endif
+  return support;
+}
+
+int build_ruleset(const SandboxSpec& spec, int abi, std::string* failed_path) {
+  if (abi < 1) return -EOPNOTSUPP;
+  RulesetAttr attr{handled_fs(abi), 0, 0};
+  size_t size = sizeof attr.handled_access_fs;
+  if (abi >= 4) {
+    size += sizeof attr.handled_access_net;
+    if (!spec.network) attr.handled_access_net = kBindTcp | kConnectTcp;
+  }
+  if (abi >= 6) {
+    size += sizeof attr.scoped;
+    attr.scoped = kScopeSignal | (spec.network ? 0 : kScopeAbstractUnix);
+  }
+  long ruleset = syscall(SYS_landlock_create_ruleset, &attr, size, 0);
+  if (ruleset < 0) return -errno;
+  int fd = static_cast<int>(ruleset);
+  const uint64_t handled = attr.handled_access_fs;
+  int err = 0;
+  const uint64_t exec_on_write = spec.exec_writable ? kExecute : 0;
+  if (spec.read_all) err = add_rule(fd, "/", kRead, handled, failed_path);
+  for (size_t i = 0; err == 0 && !spec.read_all && i < spec.read.size(); ++i) {
+    err = add_rule(fd, spec.read[i], kRead, handled, failed_path);
+  }
+  for (size_t i = 0; err == 0 && i < spec.exec.size(); ++i) {
+    err = add_rule(fd, spec.exec[i], kRead | kExecute, handled, failed_path);
+  }
+  for (size_t i = 0; err == 0 && i < spec.write.size(); ++i) {
+    err = add_rule(fd, spec.write[i], kRead | kWrite | exec_on_write, handled, failed_path);
+  }
+  for (const char* device : kWritableDevices) {
+    if (err != 0) break;
+    err =
+        add_rule(fd, device, kReadFile | kWriteFile | kTruncate | kIoctlDev, handled, failed_path);
+  }
+  if (err < 0) {
+    close(fd);
+    return err;
+  }
+  return fd;
+}
+
+const struct sock_fprog* network_filter() {
+#if defined(__x86_64__)
+  return &kProgram;
+#else
+  return nullptr;
+#endif
+}
+
+// Runs on the child's borrowed stack: never instrumented (see child_path.cc).
+__attribute__((no_sanitize_address)) int apply_sandbox(const SandboxPlan& plan,
+                                                       SandboxStep* failed) {
+  *failed = SandboxStep::kNone;
+  if (syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+    *failed = SandboxStep::kNoNewPrivs;
+    return -errno;
+  }
+  if (plan.ruleset_fd >= 0 && syscall(SYS_landlock_restrict_self, plan.ruleset_fd, 0) != 0) {
+    *failed = SandboxStep::kLandlock;
+    return -errno;
+  }
+  if (plan.filter != nullptr &&
+      syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, plan.filter) != 0) {
+    *failed = SandboxStep::kSeccomp;
+    return -errno;
+  }
+  return 0;
+}
+
+}  // namespace exactspawn

@@ -1,0 +1,60 @@
+// sandbox.h — confines a child before exec: Landlock for the file system
+// (and TCP where the ABI has it), a seccomp filter for sockets, both after
+// PR_SET_NO_NEW_PRIVS.
+//
+// Parent side (may allocate): probe what the kernel can enforce, and build a
+// Landlock ruleset fd from the host's intent (paths opened with O_PATH).
+// Child side (between clone and exec; async-signal-safe, raw syscalls, no
+// allocator): apply_sandbox() restricts the calling task; every descendant
+// inherits the restriction across fork and exec.
+// See landlock(7), landlock_create_ruleset(2), landlock_add_rule(2),
+// landlock_restrict_self(2), seccomp(2), prctl(2) PR_SET_NO_NEW_PRIVS.
+#pragma once
+
+#include <linux/filter.h>
+
+#include <string>
+#include <vector>
+
+namespace exactspawn {
+
+// What the host asked for; paths are absolute.
+struct SandboxSpec {
+  bool read_all = true;            // read (files and directories) everywhere
+  std::vector<std::string> read;   // else: only beneath these
+  std::vector<std::string> write;  // create, write, remove, rename beneath these
+  std::vector<std::string> exec;   // execute files beneath these
+  bool exec_writable = false;      // also execute files beneath `write`
+  bool network = false;            // false: no socket but AF_UNIX, no TCP
+};
+
+// What this kernel can enforce.
+struct SandboxSupport {
+  int landlock_abi = 0;         // 0: no Landlock (or disabled)
+  bool seccomp_filter = false;  // seccomp(SECCOMP_SET_MODE_FILTER) with our filter's arch
+};
+
+SandboxSupport probe_sandbox();
+
+// Builds the Landlock ruleset for `spec` under ABI `abi` (>= 1). Returns the
+// ruleset fd (O_CLOEXEC) or -errno; on a path's failure, *failed_path names it.
+int build_ruleset(const SandboxSpec& spec, int abi, std::string* failed_path);
+
+// The socket filter: AF_UNIX sockets only, no io_uring, no x32 or unknown
+// ABI; 32-bit socketcall(2) refused as a whole. Static data, built once.
+const struct sock_fprog* network_filter();
+
+// What the child applies, in this order: no_new_privs, the Landlock
+// ruleset (if ruleset_fd >= 0), the filter (if non-null).
+struct SandboxPlan {
+  int ruleset_fd = -1;
+  const struct sock_fprog* filter = nullptr;
+};
+
+// Which step of apply_sandbox() failed.
+enum class SandboxStep { kNone = 0, kNoNewPrivs, kLandlock, kSeccomp };
+
+// Async-signal-safe. Returns 0 or -errno and sets *failed.
+int apply_sandbox(const SandboxPlan& plan, SandboxStep* failed);
+
+}  // namespace exactspawn

@@ -1,0 +1,37 @@
+// sandbox_binding.h — marshalling only: reads spawn's optional `sandbox`
+//   { readAll: boolean, read: string[], write: string[], exec: string[],
+//     execWritable: boolean, network: boolean, landlock: boolean, seccomp: boolean }
+// (absolute paths; `landlock`/`seccomp` say which parts to apply, as decided
+// by the TypeScript policy against sandboxSupport()), builds the Landlock
+// ruleset in the parent when asked, and exports sandboxSupport().
+#pragma once
+
+#include <napi.h>
+
+#include "core/sandbox.h"
+
+namespace exactspawn {
+
+struct SandboxInput {
+  SandboxSpec spec;
+  bool landlock = false;
+  bool seccomp = false;
+  int ruleset_fd = -1;  // owned; closed by the destructor
+  SandboxPlan plan;
+  SandboxInput() = default;
+  ~SandboxInput();
+  SandboxInput(const SandboxInput&) = delete;
+  SandboxInput& operator=(const SandboxInput&) = delete;
+};
+
+// false when options.sandbox is undefined. Throws TypeError on a bad field.
+bool ReadSandbox(Napi::Env env, Napi::Object options, SandboxInput* input);
+
+// Builds what the child applies (input->plan); throws a system error
+// (syscall "landlock_create_ruleset" / "landlock_add_rule", path) on failure.
+void PrepareSandbox(Napi::Env env, SandboxInput* input);
+
+// sandboxSupport() → { landlockAbi: number, seccompFilter: boolean }
+Napi::Value SandboxSupportOf(const Napi::CallbackInfo& info);
+
+}  // namespace exactspawn

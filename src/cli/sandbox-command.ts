@@ -1,0 +1,83 @@
+/** `exactspawn sandbox [--json]`: what this machine can enforce for the `sandbox` option. */
+import { parseArgs } from "node:util";
+import { nativeStatus } from "../native.js";
+import { type SandboxPart, type SandboxSupport, sandboxSupport } from "../spawn/sandbox.js";
+import { colorEnabled, paint, table } from "./format.js";
+
+export const SANDBOX_HELP = `Usage: exactspawn sandbox [--json]
+
+Prints what the kernel here can enforce for spawn's \`sandbox\` option:
+  engine        the native engine is required (the fallback refuses any sandbox)
+  Landlock      the ABI version: 1 file system, 2 cross-directory links and
+                renames, 3 truncate, 4 TCP bind/connect, 5 device ioctl,
+                6 signal and abstract-socket scoping
+  seccomp       whether the socket filter can be installed
+  missing       parts a sandbox is refused for unless the host accepts them
+                with allowWeaker (exit status 1 when any is missing)
+
+Options:
+  --json   one JSON object (schema: exactspawn.sandbox/v1)
+  -h, --help`;
+
+const PARTS: Record<SandboxPart, string> = {
+  filesystem: "writes and reads confined to the listed directories (Landlock)",
+  truncate: "truncating files outside the writable directories refused (Landlock ABI 3)",
+  ioctl: "ioctl on devices opened inside the sandbox refused (Landlock ABI 5)",
+  network: "sockets other than AF_UNIX and io_uring refused (seccomp)",
+};
+
+/** The stable machine-readable shape printed by --json. */
+export function sandboxJson(support: SandboxSupport): Record<string, unknown> {
+  return {
+    schema: "exactspawn.sandbox/v1",
+    native: support.native,
+    landlockAbi: support.landlockAbi,
+    landlockTcp: support.landlockAbi >= 4,
+    landlockScopes: support.landlockAbi >= 6,
+    seccompFilter: support.seccompFilter,
+    missing: support.missing,
+  };
+}
+
+export function runSandbox(argv: string[]): number {
+  const { values } = parseArgs({
+    args: argv,
+    options: { json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(`${SANDBOX_HELP}\n`);
+    return 0;
+  }
+  const support = sandboxSupport();
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(sandboxJson(support), null, 2)}\n`);
+    return support.missing.length === 0 && support.native ? 0 : 1;
+  }
+  const color = colorEnabled(process.stdout);
+  const yes = (ok: boolean, text: string) => paint(ok ? "green" : "yellow", text, color);
+  const rows: Array<[string, string]> = [
+    [
+      "engine",
+      support.native
+        ? yes(true, "native")
+        : yes(false, `fallback: ${nativeStatus().reason ?? "addon not loaded"}`),
+    ],
+    [
+      "Landlock",
+      support.landlockAbi > 0
+        ? yes(true, `ABI ${support.landlockAbi}`)
+        : yes(false, support.native ? "unavailable" : "not probed (needs the native engine)"),
+    ],
+    [
+      "seccomp filter",
+      support.seccompFilter
+        ? yes(true, "yes")
+        : yes(false, support.native ? "no" : "not probed (needs the native engine)"),
+    ],
+  ];
+  for (const part of support.missing) rows.push([`missing ${part}`, PARTS[part]]);
+  if (support.missing.length === 0) rows.push(["enforced", Object.keys(PARTS).join(", ")]);
+  process.stdout.write(`${table(rows)}\n`);
+  return support.missing.length === 0 && support.native ? 0 : 1;
+}

@@ -1,0 +1,243 @@
+/**
+ * The `sandbox` option: where a child may write, what it may read and
+ * execute, and whether it may use the network — enforced by the kernel in the
+ * child before exec (no_new_privs, Landlock, a seccomp socket filter) and
+ * inherited by everything it starts. See docs/sandbox.md.
+ *
+ * Policy lives here: validating the host's options (TypeError, never a
+ * coercion), resolving paths, checking that writable and executable
+ * directories do not overlap unless asked, and failing closed: a part this
+ * kernel (or engine) cannot enforce refuses the spawn with a SandboxError
+ * unless the host accepted that weaker sandbox by name.
+ */
+import { realpathSync, statSync } from "node:fs";
+import { resolve, sep } from "node:path";
+import { nativeBinding, type RawSandbox } from "../native.js";
+
+/** Parts of a sandbox a host may accept unenforced on a kernel that lacks them. */
+export const SANDBOX_PARTS = ["filesystem", "truncate", "ioctl", "network"] as const;
+export type SandboxPart = (typeof SANDBOX_PARTS)[number];
+
+export interface SandboxOptions {
+  /** Directories (or files) beneath which the child may create, write, truncate, remove and rename. */
+  readonly writable: readonly string[];
+  /** `"all"` (the default) or the directories/files beneath which it may read. */
+  readonly readable?: "all" | readonly string[];
+  /** Directories whose files it may execute. Default: the system's program directories that exist. */
+  readonly executable?: readonly string[];
+  /** Also execute files beneath `writable` (a written file could then be run). Default false. */
+  readonly executeWritable?: boolean;
+  /** Open sockets other than AF_UNIX (TCP, UDP, raw, netlink…). Default false. */
+  readonly network?: boolean;
+  /** Parts the host accepts unenforced where this kernel cannot enforce them. Default: none. */
+  readonly allowWeaker?: readonly SandboxPart[];
+}
+
+/** A validated sandbox (paths as given, made absolute). */
+export interface NormalizedSandbox {
+  readonly writable: readonly string[];
+  readonly readable: "all" | readonly string[];
+  readonly executable: readonly string[] | undefined;
+  readonly executeWritable: boolean;
+  readonly network: boolean;
+  readonly allowWeaker: ReadonlySet<SandboxPart>;
+}
+
+/** What this machine's kernel and engine can enforce. */
+export interface SandboxSupport {
+  /** The native engine is in use (the fallback cannot confine a child). */
+  readonly native: boolean;
+  /** Landlock ABI version, 0 when unavailable. */
+  readonly landlockAbi: number;
+  /** A seccomp filter can be installed. */
+  readonly seccompFilter: boolean;
+  /** The parts a default sandbox (no network) cannot enforce here. */
+  readonly missing: readonly SandboxPart[];
+}
+
+/** Programs live here on Linux distributions; only those that exist are used. */
+const SYSTEM_PROGRAM_DIRS = [
+  "/usr",
+  "/bin",
+  "/sbin",
+  "/lib",
+  "/lib32",
+  "/lib64",
+  "/libx32",
+  "/opt",
+];
+
+const KEYS = new Set([
+  "writable",
+  "readable",
+  "executable",
+  "executeWritable",
+  "network",
+  "allowWeaker",
+]);
+
+/** The sandbox cannot be applied as asked; nothing was started. */
+export class SandboxError extends Error {
+  override readonly name = "SandboxError";
+  readonly code: "ERR_EXACTSPAWN_SANDBOX_UNAVAILABLE" | "ERR_EXACTSPAWN_SANDBOX_CONFLICT";
+  /** For UNAVAILABLE: the parts this machine cannot enforce. */
+  readonly missing: readonly SandboxPart[];
+  constructor(code: SandboxError["code"], message: string, missing: readonly SandboxPart[] = []) {
+    super(message);
+    this.code = code;
+    this.missing = missing;
+  }
+}
+
+function fail(api: string, message: string): never {
+  throw new TypeError(`${api}: options.sandbox${message}`);
+}
+
+function pathList(api: string, value: unknown, field: string): string[] {
+  if (!Array.isArray(value)) fail(api, `.${field} must be an array of paths`);
+  return value.map((path, i) => {
+    if (typeof path !== "string" || path.length === 0 || path.includes("\0")) {
+      fail(api, `.${field}[${i}] must be a non-empty path without NUL`);
+    }
+    return resolve(path);
+  });
+}
+
+function flag(api: string, value: unknown, field: string): boolean {
+  if (value === undefined) return false;
+  if (typeof value !== "boolean") fail(api, `.${field} must be a boolean`);
+  return value;
+}
+
+/** Validates the option's shape; throws TypeError naming the field. Pure. */
+export function normalizeSandbox(api: string, value: unknown): NormalizedSandbox | undefined {
+  if (value === undefined) return undefined;
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    fail(api, " must be an object");
+  }
+  const o = value as Record<string, unknown>;
+  for (const key of Object.keys(o)) {
+    if (!KEYS.has(key)) fail(api, ` has an unknown field: ${key}`);
+  }
+  const readable = o["readable"] === undefined || o["readable"] === "all" ? "all" : o["readable"];
+  const weaker = o["allowWeaker"] ?? [];
+  if (!Array.isArray(weaker)) fail(api, ".allowWeaker must be an array");
+  for (const part of weaker) {
+    if (!(SANDBOX_PARTS as readonly unknown[]).includes(part)) {
+      fail(api, `.allowWeaker has an unknown part (one of ${SANDBOX_PARTS.join(", ")})`);
+    }
+  }
+  return {
+    writable: pathList(api, o["writable"], "writable"),
+    readable: readable === "all" ? "all" : pathList(api, readable, "readable"),
+    executable:
+      o["executable"] === undefined ? undefined : pathList(api, o["executable"], "executable"),
+    executeWritable: flag(api, o["executeWritable"], "executeWritable"),
+    network: flag(api, o["network"], "network"),
+    allowWeaker: new Set(weaker as SandboxPart[]),
+  };
+}
+
+/** What a kernel reporting `raw` (undefined: no addon) can enforce. Pure. */
+export function supportFrom(
+  raw: { landlockAbi: number; seccompFilter: boolean } | undefined,
+): SandboxSupport {
+  const landlockAbi = raw?.landlockAbi ?? 0;
+  const seccompFilter = raw?.seccompFilter ?? false;
+  const missing: SandboxPart[] = [];
+  if (landlockAbi < 1) missing.push("filesystem");
+  else {
+    if (landlockAbi < 3) missing.push("truncate");
+    if (landlockAbi < 5) missing.push("ioctl");
+  }
+  if (!seccompFilter) missing.push("network");
+  return { native: raw !== undefined, landlockAbi, seccompFilter, missing };
+}
+
+let probed: SandboxSupport | undefined;
+let probedFor: unknown;
+
+/** What this machine can enforce (probed once per addon instance). Total. */
+export function sandboxSupport(): SandboxSupport {
+  const binding = nativeBinding();
+  if (probed === undefined || probedFor !== binding) {
+    const usable = binding !== null && typeof binding.spawn === "function";
+    probed = supportFrom(usable ? binding.sandboxSupport?.() : undefined);
+    probedFor = binding;
+  }
+  return probed;
+}
+
+/** The real path of an existing path (symlinks resolved); a system error (ENOENT…) otherwise. */
+function real(path: string): string {
+  return realpathSync(path);
+}
+
+function beneath(path: string, dir: string): boolean {
+  return path === dir || dir === sep || path.startsWith(dir + sep);
+}
+
+function existingProgramDirs(): string[] {
+  const dirs = new Set<string>();
+  for (const dir of SYSTEM_PROGRAM_DIRS) {
+    try {
+      if (statSync(dir).isDirectory()) dirs.add(realpathSync(dir));
+    } catch {
+      // not on this system
+    }
+  }
+  return [...dirs];
+}
+
+/**
+ * The addon's sandbox for a spawn: resolves every path (a missing one throws
+ * its system error), refuses overlapping writable and executable directories
+ * unless `executeWritable`, and refuses (SandboxError) any part this machine
+ * cannot enforce that the host did not accept as weaker.
+ */
+export function resolveSandbox(
+  sandbox: NormalizedSandbox,
+  support: SandboxSupport = sandboxSupport(),
+): RawSandbox {
+  if (!support.native) {
+    throw new SandboxError(
+      "ERR_EXACTSPAWN_SANDBOX_UNAVAILABLE",
+      "sandbox: the native engine is not in use; the child_process fallback cannot confine a child",
+      ["filesystem", "network"],
+    );
+  }
+  const missing = support.missing.filter((part) => part !== "network" || !sandbox.network);
+  const refused = missing.filter((part) => !sandbox.allowWeaker.has(part));
+  if (refused.length > 0) {
+    throw new SandboxError(
+      "ERR_EXACTSPAWN_SANDBOX_UNAVAILABLE",
+      `sandbox: this kernel cannot enforce ${refused.join(", ")} (Landlock ABI ${support.landlockAbi}, ` +
+        `seccomp ${support.seccompFilter ? "available" : "unavailable"}); accept it with allowWeaker`,
+      refused,
+    );
+  }
+  const write = sandbox.writable.map(real);
+  const exec = (sandbox.executable ?? existingProgramDirs()).map(real);
+  if (!sandbox.executeWritable) {
+    for (const w of write) {
+      const overlap = exec.find((x) => beneath(w, x) || beneath(x, w));
+      if (overlap !== undefined) {
+        throw new SandboxError(
+          "ERR_EXACTSPAWN_SANDBOX_CONFLICT",
+          `sandbox: writable ${w} overlaps executable ${overlap}, so written files could be run; ` +
+            "set executeWritable: true or narrow one of them",
+        );
+      }
+    }
+  }
+  return {
+    readAll: sandbox.readable === "all",
+    read: sandbox.readable === "all" ? [] : sandbox.readable.map(real),
+    write,
+    exec,
+    execWritable: sandbox.executeWritable,
+    network: sandbox.network,
+    landlock: support.landlockAbi >= 1,
+    seccomp: !sandbox.network && support.seccompFilter,
+  };
+}

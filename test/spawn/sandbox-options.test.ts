@@ -1,0 +1,133 @@
+/**
+ * The sandbox policy without a kernel: shape validation and failing closed
+ * against what a (fake) kernel reports it can enforce.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  normalizeSandbox,
+  resolveSandbox,
+  SandboxError,
+  supportFrom,
+} from "../../src/spawn/sandbox.js";
+
+const root = mkdtempSync(join(tmpdir(), "exactspawn-sandbox-options-"));
+const work = join(root, "work");
+const bin = join(root, "bin");
+mkdirSync(work);
+mkdirSync(bin);
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const full = supportFrom({ landlockAbi: 7, seccompFilter: true });
+
+function sandbox(value: unknown) {
+  const normalized = normalizeSandbox("spawn", value);
+  if (normalized === undefined) throw new Error("expected a sandbox");
+  return normalized;
+}
+
+function refusal(run: () => unknown): SandboxError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof SandboxError) return error;
+    throw error;
+  }
+  throw new Error("expected a SandboxError");
+}
+
+describe("sandbox option validation", () => {
+  it.each([
+    [null, /must be an object/],
+    [[], /must be an object/],
+    [{}, /writable must be an array/],
+    [{ writable: "/tmp" }, /writable must be an array/],
+    [{ writable: [""] }, /writable\[0\] must be a non-empty path/],
+    [{ writable: ["/a\0b"] }, /writable\[0\]/],
+    [{ writable: [], readable: "some" }, /readable must be an array/],
+    [{ writable: [], network: "no" }, /network must be a boolean/],
+    [{ writable: [], executeWritable: 1 }, /executeWritable must be a boolean/],
+    [{ writable: [], allowWeaker: ["everything"] }, /allowWeaker has an unknown part/],
+    [{ writable: [], writeable: [] }, /unknown field: writeable/],
+  ])("refuses %j with a TypeError naming the field", (value, pattern) => {
+    expect(() => normalizeSandbox("spawn", value)).toThrow(TypeError);
+    expect(() => normalizeSandbox("spawn", value)).toThrow(pattern);
+  });
+
+  it("makes paths absolute and applies the defaults", () => {
+    expect(sandbox({ writable: ["rel"] })).toMatchObject({
+      writable: [join(process.cwd(), "rel")],
+      readable: "all",
+      executable: undefined,
+      executeWritable: false,
+      network: false,
+    });
+  });
+});
+
+describe("sandbox resolution", () => {
+  it("resolves real paths and takes the host's executable directories", () => {
+    const raw = resolveSandbox(sandbox({ writable: [work], executable: [bin] }), full);
+    expect(raw).toMatchObject({
+      readAll: true,
+      write: [work],
+      exec: [bin],
+      network: false,
+      landlock: true,
+      seccomp: true,
+    });
+  });
+
+  it("refuses a writable directory that overlaps an executable one, unless asked", () => {
+    const error = refusal(() =>
+      resolveSandbox(sandbox({ writable: [work], executable: [root] }), full),
+    );
+    expect(error.code).toBe("ERR_EXACTSPAWN_SANDBOX_CONFLICT");
+    expect(() =>
+      resolveSandbox(
+        sandbox({ writable: [work], executable: [root], executeWritable: true }),
+        full,
+      ),
+    ).not.toThrow();
+  });
+
+  it("names a missing path with its system error", () => {
+    expect(() => resolveSandbox(sandbox({ writable: [join(root, "nope")] }), full)).toThrow(
+      expect.objectContaining({ code: "ENOENT" }),
+    );
+  });
+
+  // Breaking the control (dropping the `refused` check) lets every case below
+  // start with less than asked: seen red.
+  it.each([
+    [{ landlockAbi: 0, seccompFilter: true }, ["filesystem"]],
+    [{ landlockAbi: 2, seccompFilter: true }, ["truncate", "ioctl"]],
+    [{ landlockAbi: 4, seccompFilter: true }, ["ioctl"]],
+    [{ landlockAbi: 7, seccompFilter: false }, ["network"]],
+  ])("fails closed on a kernel reporting %j", (raw, missing) => {
+    const support = supportFrom(raw);
+    const error = refusal(() => resolveSandbox(sandbox({ writable: [work] }), support));
+    expect(error.code).toBe("ERR_EXACTSPAWN_SANDBOX_UNAVAILABLE");
+    expect(error.missing).toEqual(missing);
+    const accepted = resolveSandbox(sandbox({ writable: [work], allowWeaker: missing }), support);
+    expect(accepted.landlock).toBe(raw.landlockAbi >= 1);
+    expect(accepted.seccomp).toBe(raw.seccompFilter);
+  });
+
+  it("needs no socket filter when the host allows the network", () => {
+    const support = supportFrom({ landlockAbi: 7, seccompFilter: false });
+    expect(resolveSandbox(sandbox({ writable: [], network: true }), support).seccomp).toBe(false);
+  });
+
+  it("refuses every sandbox without the native engine", () => {
+    const error = refusal(() =>
+      resolveSandbox(
+        sandbox({ writable: [], allowWeaker: ["filesystem", "network"] }),
+        supportFrom(undefined),
+      ),
+    );
+    expect(error.code).toBe("ERR_EXACTSPAWN_SANDBOX_UNAVAILABLE");
+  });
+});
