@@ -58,24 +58,25 @@ struct ChildArgs {
   const char* volatile syscall;
 };
 
-EXACTSPAWN_CHILD_CODE int fail(ChildArgs* args, const char* name) {
+// Stores the failure for the parent and ends the child (exit status 127).
+[[noreturn]] EXACTSPAWN_CHILD_CODE void fail(ChildArgs* args, const char* name) {
   args->error = errno != 0 ? errno : EIO;
   args->syscall = name;
   syscall(SYS_exit, 127);
-  return 127;
+  __builtin_unreachable();
 }
 
 // Child fd i <- sources[i] (or /dev/null), every fd >= count closed. A source
 // below count that is not its own slot could be overwritten by an earlier
 // dup onto its number, so such sources are first moved to count or above.
-EXACTSPAWN_CHILD_CODE int setup_stdio(ChildArgs* args) {
+EXACTSPAWN_CHILD_CODE void setup_stdio(ChildArgs* args) {
   const int count = static_cast<int>(args->request->stdio_count);
   int* sources = args->sources;
   for (int i = 0; i < count; ++i) {
     int source = sources[i];
     if (source >= 0 && source < count && source != i) {
       long moved = syscall(SYS_fcntl, source, F_DUPFD_CLOEXEC, count);
-      if (moved < 0) return fail(args, "fcntl");
+      if (moved < 0) fail(args, "fcntl");
       sources[i] = static_cast<int>(moved);
     }
   }
@@ -84,30 +85,28 @@ EXACTSPAWN_CHILD_CODE int setup_stdio(ChildArgs* args) {
     bool opened = false;
     if (source < 0) {
       long fd = syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDWR | O_CLOEXEC);
-      if (fd < 0) return fail(args, "open");
+      if (fd < 0) fail(args, "open");
       source = static_cast<int>(fd);
       opened = true;
     }
     if (source == i) {
       // Already in place (Node marks 0-2 close-on-exec): keep it across exec.
-      if (syscall(SYS_fcntl, i, F_SETFD, 0) != 0) return fail(args, "fcntl");
+      if (syscall(SYS_fcntl, i, F_SETFD, 0) != 0) fail(args, "fcntl");
     } else {
-      if (syscall(SYS_dup3, source, i, 0) < 0) return fail(args, "dup2");
+      if (syscall(SYS_dup3, source, i, 0) < 0) fail(args, "dup2");
       if (opened) syscall(SYS_close, source);
     }
   }
-  if (syscall(SYS_close_range, count, ~0U, 0) != 0) return fail(args, "close_range");
-  return 0;
+  if (syscall(SYS_close_range, count, ~0U, 0) != 0) fail(args, "close_range");
 }
 
-EXACTSPAWN_CHILD_CODE int apply_credentials(ChildArgs* args) {
+EXACTSPAWN_CHILD_CODE void apply_credentials(ChildArgs* args) {
   const ExecControls& c = *args->controls;
   if (c.set_groups && syscall(SYS_setgroups, c.group_count, c.groups) != 0) {
-    return fail(args, "setgroups");
+    fail(args, "setgroups");
   }
-  if (c.set_gid && syscall(SYS_setresgid, c.gid, c.gid, c.gid) != 0) return fail(args, "setgid");
-  if (c.set_uid && syscall(SYS_setresuid, c.uid, c.uid, c.uid) != 0) return fail(args, "setuid");
-  return 0;
+  if (c.set_gid && syscall(SYS_setresgid, c.gid, c.gid, c.gid) != 0) fail(args, "setgid");
+  if (c.set_uid && syscall(SYS_setresuid, c.uid, c.uid, c.uid) != 0) fail(args, "setuid");
 }
 
 EXACTSPAWN_CHILD_CODE int child_main(void* raw) {
@@ -120,36 +119,36 @@ EXACTSPAWN_CHILD_CODE int child_main(void* raw) {
   for (int sig = 1; sig < _NSIG; ++sig) {
     if (sig == SIGKILL || sig == SIGSTOP) continue;
     if (syscall(SYS_rt_sigaction, sig, &default_action, nullptr, sizeof(uint64_t)) != 0) {
-      return fail(args, "rt_sigaction");
+      fail(args, "rt_sigaction");
     }
   }
   if (r.new_session) {
-    if (syscall(SYS_setsid) < 0) return fail(args, "setsid");
+    if (syscall(SYS_setsid) < 0) fail(args, "setsid");
   } else if (r.new_process_group) {
-    if (syscall(SYS_setpgid, 0, 0) != 0) return fail(args, "setpgid");
+    if (syscall(SYS_setpgid, 0, 0) != 0) fail(args, "setpgid");
   }
   if (c.sandbox != nullptr) {
     SandboxStep step = SandboxStep::kNone;
     if (apply_sandbox(*c.sandbox, &step) != 0) {
-      return fail(args, step == SandboxStep::kLandlock  ? "landlock_restrict_self"
-                        : step == SandboxStep::kSeccomp ? "seccomp"
-                                                        : "prctl");
+      fail(args, step == SandboxStep::kLandlock  ? "landlock_restrict_self"
+                 : step == SandboxStep::kSeccomp ? "seccomp"
+                                                 : "prctl");
     }
   }
   setup_stdio(args);
   for (size_t i = 0; i < c.limit_count; ++i) {
     KernelRlimit limit = {c.limits[i].soft, c.limits[i].hard};
     if (syscall(SYS_prlimit64, 0, c.limits[i].resource, &limit, nullptr) != 0) {
-      return fail(args, "setrlimit");
+      fail(args, "setrlimit");
     }
   }
   if (c.set_nice && syscall(SYS_setpriority, PRIO_PROCESS, 0, c.nice) != 0) {
-    return fail(args, "setpriority");
+    fail(args, "setpriority");
   }
   apply_credentials(args);
   if (c.parent_death_signal != 0) {
     if (syscall(SYS_prctl, PR_SET_PDEATHSIG, c.parent_death_signal, 0, 0, 0) != 0) {
-      return fail(args, "prctl");
+      fail(args, "prctl");
     }
     // The parent may have died before the signal was armed.
     if (syscall(SYS_getppid) != args->parent) {
@@ -157,16 +156,16 @@ EXACTSPAWN_CHILD_CODE int child_main(void* raw) {
     }
   }
   if (c.no_new_privs && syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
-    return fail(args, "prctl");
+    fail(args, "prctl");
   }
   if (c.umask >= 0) syscall(SYS_umask, c.umask);
-  if (r.cwd != nullptr && syscall(SYS_chdir, r.cwd) != 0) return fail(args, "chdir");
+  if (r.cwd != nullptr && syscall(SYS_chdir, r.cwd) != 0) fail(args, "chdir");
   uint64_t empty = 0;
   if (syscall(SYS_rt_sigprocmask, SIG_SETMASK, &empty, nullptr, sizeof empty) != 0) {
-    return fail(args, "rt_sigprocmask");
+    fail(args, "rt_sigprocmask");
   }
   syscall(SYS_execve, r.file, r.argv, r.envp);
-  return fail(args, "execve");
+  fail(args, "execve");
 }
 
 // The child's stack with a PROT_NONE guard page below it; unmapped on scope exit.

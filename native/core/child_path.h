@@ -14,10 +14,14 @@
 // The child runs only raw system calls (syscall(2)): it shares the parent's
 // memory, locks and TLS, so no allocator and no libc wrapper that takes a lock
 // or talks to other threads. In particular glibc's setuid/setgid/setgroups
-// broadcast the change to every thread of the process (SIGSETXID; see
-// nptl(7)), which from a CLONE_VM child would change the parent's threads'
-// credentials; the raw system calls change only the child. CPython avoids
-// vfork altogether when credentials are asked; glibc's spawni uses raw calls.
+// apply the change to every thread of the process (SIGSETXID; see nptl(7)):
+// they walk glibc's thread list under its lock, and from a CLONE_VM child
+// that list and that lock are the parent's. (On glibc 2.36 the signals then
+// miss, since tgkill names the child's pid, so the parent's threads kept
+// their ids in a test; a parent thread holding the lock at clone time would
+// still hang the child and the spawning thread with it.) The raw system calls
+// change only the child and take no lock. CPython avoids vfork altogether
+// when credentials are asked; glibc's spawni uses raw calls (local-setxid.h).
 //
 // Order in the child, chosen for privileges: every signal disposition to
 // SIG_DFL (rt_sigaction on 1..64 except SIGKILL/SIGSTOP, so no handler of the

@@ -59,9 +59,8 @@ export interface ExecControlOptions {
 export interface ExecControls {
   readonly uid: number | undefined;
   readonly gid: number | undefined;
+  /** [] also when a root parent sets uid or gid without groups. */
   readonly groups: readonly number[] | undefined;
-  /** true when `groups` is [] only because a root parent set uid/gid. */
-  readonly groupsImplied: boolean;
   readonly umask: number | undefined;
   readonly rlimits: ReadonlyArray<readonly [RlimitName, number, number]>;
   readonly nice: number | undefined;
@@ -148,9 +147,13 @@ export function normalizeExecControls(options: ExecControlOptions): ExecControls
   const gid = o.gid === undefined ? undefined : integer(o.gid, "gid", 0, MAX_ID);
   let groups = groupList(o.groups);
   // A root parent's own supplementary groups must not survive a uid change.
-  const groupsImplied =
-    groups === undefined && (uid !== undefined || gid !== undefined) && process.getuid?.() === 0;
-  if (groupsImplied) groups = [];
+  if (
+    groups === undefined &&
+    (uid !== undefined || gid !== undefined) &&
+    process.getuid?.() === 0
+  ) {
+    groups = [];
+  }
   if (o.noNewPrivileges !== undefined && typeof o.noNewPrivileges !== "boolean") {
     throw new TypeError("spawn: options.noNewPrivileges must be a boolean");
   }
@@ -165,7 +168,6 @@ export function normalizeExecControls(options: ExecControlOptions): ExecControls
     uid,
     gid,
     groups,
-    groupsImplied,
     umask: o.umask === undefined ? undefined : integer(o.umask, "umask", 0, 0o7777),
     rlimits: rlimitEntries(o.rlimits),
     nice: o.nice === undefined ? undefined : integer(o.nice, "nice", -20, 19),

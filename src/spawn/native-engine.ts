@@ -10,8 +10,9 @@
  * A request with exec controls goes through the addon's own child path
  * (clone + execve) instead of posix_spawn, which stays the path of every
  * other spawn (it costs slightly less parent CPU). EXACTSPAWN_CHILD_PATH=1,
- * read at the first spawn, sends every spawn through the child
- * path: the test suites use it to prove both paths with the same tests.
+ * read when the engine is made (at the first spawn), sends every spawn
+ * through the child path: the test suites use it to prove both paths with
+ * the same tests.
  */
 import { Socket } from "node:net";
 import { constants } from "node:os";
@@ -99,19 +100,22 @@ export function stdioFds(request: EngineRequest): number[] {
 
 const NO_CONTROLS: RawExecControls = Object.freeze({});
 
-/**
- * The addon's `controls` for a request: absent (posix_spawn) unless controls
- * were asked for, or EXACTSPAWN_CHILD_PATH=1 (read at the first spawn) sends every spawn
- * through the child path.
- */
-export function nativeControls(request: EngineRequest): RawExecControls | undefined {
-  if (request.controls !== undefined) return rawControls(request.controls);
-  alwaysChildPath ??= process.env["EXACTSPAWN_CHILD_PATH"] === "1";
-  return alwaysChildPath ? NO_CONTROLS : undefined;
+/** EXACTSPAWN_CHILD_PATH=1: every spawn of an engine made now takes the child path. */
+export function childPathForced(): boolean {
+  return process.env["EXACTSPAWN_CHILD_PATH"] === "1";
 }
 
-/** EXACTSPAWN_CHILD_PATH, read at the first spawn. */
-let alwaysChildPath: boolean | undefined;
+/**
+ * The addon's `controls` for a request: absent (posix_spawn) unless controls
+ * were asked for or the child path is forced for every spawn.
+ */
+export function nativeControls(
+  request: EngineRequest,
+  alwaysChildPath: boolean,
+): RawExecControls | undefined {
+  if (request.controls !== undefined) return rawControls(request.controls);
+  return alwaysChildPath ? NO_CONTROLS : undefined;
+}
 
 function rawControls(controls: ExecControls): RawExecControls {
   const raw: RawExecControls = {};
@@ -140,6 +144,7 @@ function guarded<T>(callback: (arg: T) => void): (arg: T) => void {
 }
 
 export function nativeEngine(binding: SpawnCapable): Engine {
+  const alwaysChildPath = childPathForced();
   return {
     native: true,
     start(
@@ -160,7 +165,7 @@ export function nativeEngine(binding: SpawnCapable): Engine {
         onOverflow: captured.length > 0 ? guarded((slot) => onOverflow?.(slot)) : undefined,
         setsid: request.setsid,
         setpgroup: request.setpgroup,
-        controls: nativeControls(request),
+        controls: nativeControls(request, alwaysChildPath),
         sandbox: request.sandbox,
         onExit: guarded((raw) => onExit(toExit(raw))),
       });

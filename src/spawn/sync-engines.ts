@@ -13,7 +13,7 @@ import { systemError } from "../errors.js";
 import type { NativeBinding } from "../native.js";
 import type { EngineRequest, ResourceUsage } from "./engine.js";
 import { envObject, FallbackUnsupportedError, fallbackIds, utf8 } from "./fallback-engine.js";
-import { nativeControls, stdioFds } from "./native-engine.js";
+import { childPathForced, nativeControls, stdioFds } from "./native-engine.js";
 
 /** How a synchronous run is bounded. */
 export interface SyncBounds {
@@ -46,6 +46,7 @@ export function canRunSyncNatively(binding: NativeBinding | null): binding is Sy
 }
 
 export function nativeSyncEngine(binding: SyncCapable): SyncEngine {
+  const alwaysChildPath = childPathForced();
   return (request, bounds) => {
     const raw = binding.spawnSync({
       file: request.file,
@@ -60,7 +61,7 @@ export function nativeSyncEngine(binding: SyncCapable): SyncEngine {
       killGraceMs: bounds.killGraceMs,
       setsid: request.setsid,
       setpgroup: request.setpgroup,
-      controls: nativeControls(request),
+      controls: nativeControls(request, alwaysChildPath),
       sandbox: request.sandbox,
     });
     return {

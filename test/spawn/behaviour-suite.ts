@@ -8,7 +8,15 @@
  */
 import { Buffer } from "node:buffer";
 import { spawn as spawnChild, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,6 +24,7 @@ import { Readable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SpawnError, SubprocessError, spawn } from "../../src/index.js";
+import type { StdioSlot } from "../../src/spawn/engine.js";
 import {
   type BrokenFiles,
   brokenFiles,
@@ -362,6 +371,24 @@ export function behaviourSuite(mode: Mode): void {
       // (the host's ignored SIGPIPE and SIGXFSZ reached the child).
       const tolerated = mode === "native" ? GLIBC_INTERNAL_IGNORED : 0n;
       expect(field(child, "SigIgn") & ~tolerated).toBe(kept);
+    });
+
+    it("keeps a parent fd that an earlier slot would overwrite (it is moved out of the way first)", async () => {
+      const dir = mkdtempSync(join(tmpdir(), "exactspawn-slots-"));
+      const file = join(dir, "target");
+      const fd = openSync(file, "w");
+      try {
+        // Slot fd is written (with /dev/null) before slot fd + 1 takes parent fd `fd`. Seen red
+        // once on both native paths with the move removed (the child's fd pointed at /dev/null).
+        const stdio: StdioSlot[] = Array.from({ length: fd + 2 }, () => "ignore");
+        stdio[1] = "pipe";
+        stdio[fd + 1] = fd;
+        const result = await spawn("/bin/readlink", [`/proc/self/fd/${fd + 1}`], { stdio });
+        expect(result.stdout).toBe(`${file}\n`);
+      } finally {
+        closeSync(fd);
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
 
     it.runIf(native)("inherits the parent's fds when asked (native only, as above)", async () => {

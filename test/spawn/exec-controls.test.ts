@@ -131,6 +131,8 @@ describe.runIf(nativeStatus().loaded && isRoot)("exec controls (native engine, a
   });
 
   it("gives the child an empty mask and no ignored signal at all, glibc's 32 and 33 included", async () => {
+    // The parent blocks every signal around clone, so the child starts with a full mask: seen
+    // red once with the child's final rt_sigprocmask removed (SigBlk fffffffffffbfeff).
     const status = await childStatus({ umask: 0o22 });
     expect(status["SigBlk"]).toBe("0000000000000000");
     expect(status["SigIgn"]).toBe("0000000000000000");
@@ -187,6 +189,44 @@ describe.runIf(nativeStatus().loaded && isRoot)("exec controls (native engine, a
     expect(thrown).toMatchObject({ code: "EINVAL", syscall: "setrlimit", path: "/bin/true" });
     expect(zombieChildren()).toEqual([]);
   });
+});
+
+describe.runIf(nativeStatus().loaded)("the addon's controls object (marshalling)", () => {
+  const binding = () =>
+    createRequire(import.meta.url)(
+      join(root, "build/Release/exactspawn.node"),
+    ) as Required<NativeBinding>;
+  const cases: [string, Record<string, unknown>][] = [
+    ["controls must be an object", { controls: 5 }],
+    ["controls.uid", { controls: { uid: "0" } }],
+    ["controls.uid", { controls: { uid: 2 ** 32 - 1 } }],
+    ["controls.gid", { controls: { gid: Number.NaN } }],
+    ["controls.groups[0]", { controls: { groups: [-1] } }],
+    ["controls.umask", { controls: { umask: 0o10000 } }],
+    ["controls.rlimits[0] must be [name, soft, hard]", { controls: { rlimits: [["cpu", 1]] } }],
+    ["controls.rlimits[0] names no resource", { controls: { rlimits: [["files", 1, 1]] } }],
+    ["controls.rlimits[0].soft", { controls: { rlimits: [["cpu", -1, 1]] } }],
+    ["controls.nice", { controls: { nice: 20 } }],
+    ["controls.noNewPrivileges", { controls: { noNewPrivileges: 1 } }],
+    ["controls.parentDeathSignal", { controls: { parentDeathSignal: 0 } }],
+  ];
+  for (const [what, extra] of cases) {
+    it(`refuses ${JSON.stringify(extra)} with a TypeError naming ${what}, starting nothing`, () => {
+      expect(() =>
+        binding().spawn({
+          file: "/bin/true",
+          argv: ["true"],
+          envp: [],
+          stdio: [-1, -1, -1],
+          onExit: () => {
+            throw new Error("nothing may start");
+          },
+          ...extra,
+        } as Parameters<Required<NativeBinding>["spawn"]>[0]),
+      ).toThrow(new RegExp(`^spawn: ${what.replace(/[[\]().]/g, "\\$&")}`));
+      expect(zombieChildren()).toEqual([]);
+    });
+  }
 });
 
 describe.runIf(nativeStatus().loaded)("parentDeathSignal (native engine)", () => {

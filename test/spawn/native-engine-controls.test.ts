@@ -1,0 +1,98 @@
+/**
+ * Which start path the native engine asks the addon for, driven with a fake
+ * binding: posix_spawn (no `controls`) unless an exec control is set or
+ * EXACTSPAWN_CHILD_PATH=1 forces the child path; controls are passed in the
+ * addon's shape ([name, soft, hard] limits, numeric signals). Seen red once with
+ * one control left out of rawControls and with the env switch ignored.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import type { NativeBinding, RawChildHandle, RawSpawnOptions } from "../../src/native.js";
+import type { EngineRequest } from "../../src/spawn/engine.js";
+import { normalizeExecControls } from "../../src/spawn/exec-controls.js";
+import { nativeEngine } from "../../src/spawn/native-engine.js";
+
+function fakeBinding() {
+  const calls: RawSpawnOptions[] = [];
+  const binding = {
+    sourceStamp: "fake",
+    napiVersion: 8,
+    probe: () => {
+      throw new Error("unused");
+    },
+    spawn: (options: RawSpawnOptions): RawChildHandle => {
+      calls.push(options);
+      return {
+        pid: 4242,
+        kill: () => 0,
+        killGroup: () => 0,
+        ref: () => {},
+        unref: () => {},
+        hasRef: () => true,
+      };
+    },
+  } satisfies NativeBinding;
+  return { binding, calls };
+}
+
+const request = (controls: EngineRequest["controls"]): EngineRequest => ({
+  file: "/bin/true",
+  argv: ["true"],
+  envp: [],
+  entries: [],
+  cwd: undefined,
+  stdio: ["ignore", "ignore", "ignore"],
+  setsid: false,
+  setpgroup: false,
+  controls,
+});
+
+describe("nativeEngine: start path", () => {
+  const saved = process.env["EXACTSPAWN_CHILD_PATH"];
+  afterEach(() => {
+    if (saved === undefined) delete process.env["EXACTSPAWN_CHILD_PATH"];
+    else process.env["EXACTSPAWN_CHILD_PATH"] = saved;
+  });
+
+  it("keeps posix_spawn (no controls object) when no control is set", () => {
+    delete process.env["EXACTSPAWN_CHILD_PATH"];
+    const { binding, calls } = fakeBinding();
+    nativeEngine(binding).start(request(undefined), () => {});
+    expect(calls[0]!.controls).toBeUndefined();
+  });
+
+  it("passes every control in the addon's shape", () => {
+    delete process.env["EXACTSPAWN_CHILD_PATH"];
+    const { binding, calls } = fakeBinding();
+    const controls = normalizeExecControls({
+      uid: 1000,
+      gid: 1001,
+      groups: [3, 4],
+      umask: 0o27,
+      rlimits: { nofile: [64, 128], cpu: Infinity },
+      nice: 5,
+      noNewPrivileges: true,
+      parentDeathSignal: "SIGTERM",
+    });
+    nativeEngine(binding).start(request(controls), () => {});
+    expect(calls[0]!.controls).toEqual({
+      uid: 1000,
+      gid: 1001,
+      groups: [3, 4],
+      umask: 0o27,
+      rlimits: [
+        ["nofile", 64, 128],
+        ["cpu", Infinity, Infinity],
+      ],
+      nice: 5,
+      noNewPrivileges: true,
+      parentDeathSignal: 15,
+    });
+  });
+
+  it("EXACTSPAWN_CHILD_PATH=1 sends a spawn without controls through the child path", () => {
+    process.env["EXACTSPAWN_CHILD_PATH"] = "1";
+    const { binding, calls } = fakeBinding();
+    nativeEngine(binding).start(request(undefined), () => {});
+    expect(calls[0]!.controls).toEqual({});
+  });
+});
