@@ -7,6 +7,7 @@
 #include "pipe_binding.h"
 #include "probe_binding.h"
 #include "spawn_binding.h"
+#include "watchdog_binding.h"
 
 #define EXACTSPAWN_STR2(x) #x
 #define EXACTSPAWN_STR(x) EXACTSPAWN_STR2(x)
@@ -20,6 +21,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("spawn", Napi::Function::New(env, Spawn, "spawn"));
   exports.Set("pipe", Napi::Function::New(env, Pipe, "pipe"));
   exports.Set("closeFd", Napi::Function::New(env, CloseFd, "closeFd"));
+  exports.Set("startWatchdog", Napi::Function::New(env, StartWatchdog, "startWatchdog"));
   InitChildWatch(env, exports);
   return exports;
 }

@@ -16,6 +16,7 @@
 #include "core/orphan_reaper.h"
 #include "core/pipe.h"
 #include "core/signal_names.h"
+#include "core/watchdog.h"
 #include "system_error.h"
 
 namespace exactspawn {
@@ -45,6 +46,7 @@ struct Watch {
   bool closing = false;    // the pidfd poll has been closed
   bool reaped = false;     // exit (or reap_error) is known
   bool delivered = false;  // the JS side is detached (exit delivered, or never will be)
+  bool guarded = false;    // its group is registered with the watchdog (released before the reap)
   int reap_error = 0;
   ChildExit exit;
   int open_handles = 0;  // uv handles whose close callback has not run yet
@@ -363,6 +365,11 @@ void MaybeDeliver(Watch* w) {
 void OnPidfdReadable(uv_poll_t* poll, int /*status*/, int /*events*/) {
   Watch* w = static_cast<Watch*>(poll->data);
   if (w->closing || w->reaped) return;
+  if (w->guarded) {
+    if (!child_has_exited(w->pid)) return;
+    watchdog_release(w->pid);  // before the reap: afterwards the group id may be reused
+    w->guarded = false;
+  }
   int r = reap_child(w->pid, &w->exit);
   if (r == 0) return;  // not a zombie yet; the pidfd will be readable again
   uv_poll_stop(poll);
@@ -462,6 +469,9 @@ void OnTeardown(napi_async_cleanup_hook_handle handle, void* arg) {
     for (auto& reader : w->readers) StopReader(reader.get(), true);
     if (!w->reaped && !w->closing) {
       uv_poll_stop(&w->poll);
+      // A child that must not outlive its host ends with the environment that started it.
+      if (w->guarded) watchdog_fire(w->pid);
+      w->guarded = false;
       ChildExit exit;
       if (reap_child(w->pid, &exit) == 0 && hand_to_orphan_reaper(w->pid, w->pidfd) == 0) {
         w->pidfd = -1;  // the reaper owns it now
@@ -489,6 +499,7 @@ void FinalizeState(Napi::Env env, EnvState* state) {
 
 [[noreturn]] void AbandonChild(Napi::Env env, pid_t pid, int pidfd, int err, const char* syscall) {
   if (pidfd >= 0) close(pidfd);
+  watchdog_fire(pid);  // a guarded group dies whole and is released before the reap
   kill(pid, SIGKILL);
   reap_child_blocking(pid);
   throw SystemError(env, err, syscall);
@@ -527,8 +538,13 @@ void InitChildWatch(Napi::Env env, Napi::Object exports) {
 }
 
 Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
-                        const CaptureRequest& capture, std::vector<int>* parent_ends) {
+                        const CaptureRequest& capture, std::vector<int>* parent_ends,
+                        bool guard_group) {
   EnvState* s = env.GetInstanceData<EnvState>();
+  if (guard_group) {
+    int guard_error = watchdog_guard(pid);
+    if (guard_error < 0) AbandonChild(env, pid, -1, guard_error, "watchdog");
+  }
   int pidfd = open_pidfd(pid);
   if (pidfd < 0) AbandonChild(env, pid, -1, pidfd, "pidfd_open");
   if (s == nullptr || s->tearing_down) AbandonChild(env, pid, pidfd, -ECANCELED, "uv_poll_init");
@@ -553,6 +569,7 @@ Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
   w->pid = pid;
   w->pidfd = pidfd;
   w->limit = capture.limit;
+  w->guarded = guard_group;
   w->delivered = true;  // until the JS side is attached below: a failure frees without JS
   int err = uv_poll_init(s->loop, &w->poll, pidfd);
   if (err != 0) {

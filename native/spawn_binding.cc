@@ -4,7 +4,8 @@
 //     capture?: int[] (pipe slots >= 1 the addon reads itself),
 //     captureLimit?: number (bytes kept per captured pipe),
 //     onOverflow?: function, setsid?: boolean, setpgroup?: boolean,
-//     onExit: function }
+//     cleanup?: boolean (needs setsid or setpgroup, and startWatchdog() first:
+//       the child's group is registered with the watchdog), onExit: function }
 // checks every type (TypeError, never a silent coercion; strings must not
 // contain NUL), makes the pipes (pipe2(O_CLOEXEC); the child reads slot 0's
 // and writes every other slot's), calls spawn_process(), closes the child's
@@ -26,6 +27,7 @@
 #include "child_watch.h"
 #include "core/pipe.h"
 #include "core/spawn_process.h"
+#include "core/watchdog.h"
 #include "system_error.h"
 
 namespace exactspawn {
@@ -198,6 +200,13 @@ Napi::Value SpawnChecked(const Napi::CallbackInfo& info) {
   }
   bool setsid = OptionalBool(env, options, "setsid");
   bool setpgroup = OptionalBool(env, options, "setpgroup");
+  bool cleanup = OptionalBool(env, options, "cleanup");
+  if (cleanup && !setsid && !setpgroup) {
+    ThrowTypeError(env, "spawn: cleanup needs setsid or setpgroup (a group of the child's own)");
+  }
+  if (cleanup && !watchdog_configured()) {
+    ThrowTypeError(env, "spawn: cleanup needs startWatchdog() first");
+  }
 
   Napi::Value on_exit = options.Get("onExit");
   if (!on_exit.IsFunction()) ThrowTypeError(env, "spawn: onExit must be a function");
@@ -234,7 +243,7 @@ Napi::Value SpawnChecked(const Napi::CallbackInfo& info) {
   int err = spawn_process(request, &pid);
   if (err < 0) throw SystemError(env, err, "posix_spawn", &file);
   Napi::Object handle =
-      WatchChild(env, pid, on_exit.As<Napi::Function>(), capture, &parent_ends.fds);
+      WatchChild(env, pid, on_exit.As<Napi::Function>(), capture, &parent_ends.fds, cleanup);
   if (uncaptured_pipe) {
     Napi::Array fds = Napi::Array::New(env, stdio.size());
     for (size_t i = 0; i < stdio.size(); ++i) {

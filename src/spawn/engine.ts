@@ -39,6 +39,8 @@ export interface EngineRequest {
   readonly stdio: readonly StdioSlot[];
   readonly setsid: boolean;
   readonly setpgroup: boolean;
+  /** The child leads a group (setsid or setpgroup) that the watchdog kills when the host ends. */
+  readonly cleanup?: boolean | undefined;
   /** An engine may read these slots itself instead of handing out streams. */
   readonly capture?: CaptureRequest | undefined;
 }

@@ -6,7 +6,9 @@
  * env bytes that are not valid UTF-8, and repeated env names (Node's `env`
  * is an object). It reports no resource usage, kills by pid (not pidfd), and
  * cannot close inherited fds that lack close-on-exec. A process group is
- * always a new session (`detached`). Warns once per process.
+ * always a new session (`detached`). With `cleanup`, the group is released
+ * from the watchdog just after Node reaped the leader, not before (see
+ * docs/spawn.md, "When the host dies"). Warns once per process.
  */
 import { type Buffer, isUtf8 } from "node:buffer";
 import { type ChildProcess, spawn as spawnChild } from "node:child_process";
@@ -14,8 +16,10 @@ import { constants } from "node:os";
 import { displayName, systemError } from "../errors.js";
 import { logger } from "../log.js";
 import type { Engine, EngineChild, EngineExit, EngineRequest } from "./engine.js";
+import { FallbackWatchdog } from "./watchdog.js";
 
 let warned = false;
+let watchdog: FallbackWatchdog | undefined;
 
 /** The fallback cannot represent this request without changing bytes. */
 export class FallbackUnsupportedError extends TypeError {
@@ -99,6 +103,9 @@ export function fallbackEngine(reason: string | undefined): Engine {
       }
       const argv = request.argv.map((arg, i) => utf8(arg, `argv[${i}]`));
       const env = envObject(request);
+      // Started (and checked) before the child, so a watchdog that cannot run refuses the spawn.
+      const guard = request.cleanup === true ? (watchdog ??= new FallbackWatchdog()) : undefined;
+      guard?.ensureRunning();
       const child = spawnChild(request.file, argv.slice(1), {
         argv0: argv[0] ?? request.file,
         env,
@@ -107,6 +114,7 @@ export function fallbackEngine(reason: string | undefined): Engine {
         detached: request.setsid || request.setpgroup,
         shell: false,
       });
+      if (guard !== undefined && child.pid !== undefined) guard.guard(child.pid);
       let reported = false;
       child.once("error", (error: NodeJS.ErrnoException) => {
         if (reported || child.pid !== undefined) return;
@@ -116,6 +124,8 @@ export function fallbackEngine(reason: string | undefined): Engine {
         onExit(failure);
       });
       child.once("exit", (exitCode, signal) => {
+        // Node has reaped the leader already: see docs/spawn.md for this window.
+        if (guard !== undefined && child.pid !== undefined) guard.release(child.pid);
         if (reported) return;
         reported = true;
         onExit({ exitCode, signal, resourceUsage: null });

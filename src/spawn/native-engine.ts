@@ -10,6 +10,7 @@
 import { Socket } from "node:net";
 import type { NativeBinding, RawChildExit, RawChildHandle } from "../native.js";
 import type { Engine, EngineChild, EngineExit, EngineRequest, TakenOver } from "./engine.js";
+import { WATCHDOG_PROGRAM } from "./watchdog.js";
 
 type SpawnCapable = NativeBinding & Required<Pick<NativeBinding, "spawn">>;
 
@@ -94,7 +95,23 @@ function guarded<T>(callback: (arg: T) => void): (arg: T) => void {
   };
 }
 
+/** Starts the addon's watchdog once per engine (the addon replaces one that died). */
+function watchdogStarter(binding: SpawnCapable): () => void {
+  let started = false;
+  return () => {
+    if (started) return;
+    if (typeof binding.startWatchdog !== "function") {
+      throw new Error(
+        "exactspawn: the loaded addon predates the cleanup option; rebuild it (npm run build:native)",
+      );
+    }
+    binding.startWatchdog(WATCHDOG_PROGRAM);
+    started = true;
+  };
+}
+
 export function nativeEngine(binding: SpawnCapable): Engine {
+  const startWatchdog = watchdogStarter(binding);
   return {
     native: true,
     start(
@@ -102,6 +119,7 @@ export function nativeEngine(binding: SpawnCapable): Engine {
       onExit: (exit: EngineExit | Error) => void,
       onOverflow?: (slot: number) => void,
     ): EngineChild {
+      if (request.cleanup === true) startWatchdog();
       const capture = request.capture;
       const captured = capture !== undefined && capture.slots.length > 0 ? capture.slots : NONE;
       const handle = binding.spawn({
@@ -115,6 +133,7 @@ export function nativeEngine(binding: SpawnCapable): Engine {
         onOverflow: captured.length > 0 ? guarded((slot) => onOverflow?.(slot)) : undefined,
         setsid: request.setsid,
         setpgroup: request.setpgroup,
+        cleanup: request.cleanup === true ? true : undefined,
         onExit: guarded((raw) => onExit(toExit(raw))),
       });
       return new NativeChild(handle, request.stdio.length, captured);

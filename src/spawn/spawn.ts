@@ -125,6 +125,7 @@ export function spawn(
     stdio: o.stdio,
     setsid: o.setsid,
     setpgroup: o.processGroup,
+    cleanup: o.cleanup,
     capture: o.buffer ? captureRequest(o.stdio, o.maxBuffer) : undefined,
   };
   const startEngine: Engine = {

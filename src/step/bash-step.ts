@@ -58,6 +58,8 @@ export interface BashStepHost {
   readonly logger?: Logger | undefined;
   /** Warns once per step name about retired fields (the runtime keeps one per instance). */
   readonly retiredFields?: ((step: StepWithRetiredFields) => unknown) | undefined;
+  /** The runtime's default for `cleanup` (undefined: true). */
+  readonly cleanup?: boolean | undefined;
 }
 
 /** The step name retired-field notices use when a step has none. */
@@ -85,6 +87,11 @@ export interface BashStepOptions {
   readonly stdio?: SpawnOptions["stdio"];
   /** Reject on a non-zero exit, a signal, a timeout or an abort. Default true. */
   readonly reject?: boolean;
+  /**
+   * SIGKILL the step's process group when the host ends, however it ends
+   * (spawn's `cleanup`). Default: the runtime's `cleanup`, which defaults to true.
+   */
+  readonly cleanup?: boolean;
   /** The step's name, for notices. */
   readonly step?: string;
   /**
@@ -331,6 +338,7 @@ export async function runBashStep(
       ...(options.input === undefined ? {} : { input: options.input }),
       ...(options.stdio === undefined ? {} : { stdio: options.stdio }),
       processGroup: true,
+      cleanup: options.cleanup ?? host.cleanup ?? true,
       reject: options.reject ?? true,
     });
     const stdout = typeof result.stdout === "string" ? result.stdout : "";
