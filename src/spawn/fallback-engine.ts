@@ -104,8 +104,12 @@ export function fallbackEngine(reason: string | undefined): Engine {
       const argv = request.argv.map((arg, i) => utf8(arg, `argv[${i}]`));
       const env = envObject(request);
       // Started (and checked) before the child, so a watchdog that cannot run refuses the spawn.
-      const guard = request.cleanup === true ? (watchdog ??= new FallbackWatchdog()) : undefined;
-      guard?.ensureRunning();
+      let guard: FallbackWatchdog | undefined;
+      if (request.cleanup === true) {
+        watchdog ??= new FallbackWatchdog();
+        guard = watchdog;
+        guard.ensureRunning();
+      }
       const child = spawnChild(request.file, argv.slice(1), {
         argv0: argv[0] ?? request.file,
         env,

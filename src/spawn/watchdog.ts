@@ -29,7 +29,9 @@ export const WATCHDOG_SCRIPT = [
   "g=' '",
   "while read -r m; do",
   "  case $m in",
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion, not a placeholder.
   '    +[0-9]*) g="$g${m#+} " ;;',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion, not a placeholder.
   '    -[0-9]*) p=${m#-}; case $g in *" $p "*) g="${g%% $p *} ${g#* $p }" ;; esac ;;',
   "  esac",
   "done",
