@@ -82,7 +82,10 @@ export class FallbackWatchdog {
       stdio: ["pipe", "ignore", "ignore"],
       detached: true,
       cwd: "/",
-      env: {},
+      // Its stdin is a socket here: a bash installed as /bin/sh and started
+      // under another name would source ~/.bashrc for such a stdin while
+      // SHLVL is unset (its ssh heuristic).
+      env: { SHLVL: "1" },
     });
     child.on("error", () => {});
     if (child.pid === undefined || child.stdin === null) {
