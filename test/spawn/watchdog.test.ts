@@ -13,6 +13,8 @@
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import {
+  accessSync,
+  constants,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -288,4 +290,103 @@ describe("a bash step ends with its host (cleanup, the runtime.bash default)", (
     await host.exited;
     expect(await allGone(steps[0]!)).toBe(true);
   });
+});
+
+/** Runs `source` (an ES module; DIST is the library's URL) as a host and returns its exit and report. */
+function startScript(source: string): Host {
+  const file = join(dir, `script-${Math.random().toString(36).slice(2)}.mjs`);
+  writeFileSync(file, source.replaceAll("DIST", JSON.stringify(dist)));
+  const child = spawn(process.execPath, [file], { stdio: ["ignore", "pipe", "pipe"] });
+  if (child.pid !== undefined) started.push(child.pid);
+  let out = "";
+  let err = "";
+  child.stderr!.on("data", (chunk: Buffer) => {
+    err += chunk.toString();
+  });
+  const report = new Promise<{ pid: number; steps: number[][] }>((resolvePromise, reject) => {
+    child.stdout!.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      const line = out.split("\n").find((l) => l.startsWith("REPORT "));
+      if (line !== undefined) resolvePromise(JSON.parse(line.slice(7)));
+    });
+    child.once("exit", () => setImmediate(() => reject(new Error(`host ended early: ${err}`))));
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    child.once("exit", (code, signal) => r({ code, signal })),
+  );
+  const stdoutEnded = new Promise<void>((r) => child.stdout!.once("end", () => r()));
+  return { child, report, exited, stdoutEnded };
+}
+
+describe("spawn's cleanup option", () => {
+  it("a worker thread that ends takes its cleanup children along; others keep running", async () => {
+    const host = startScript(`
+      import { Worker } from "node:worker_threads";
+      const worker = new Worker(\`
+        const { parentPort } = require("node:worker_threads");
+        import(\${JSON.stringify(DIST)}).then(({ spawn }) => {
+          const start = (cleanup) => new Promise((resolve) => {
+            const p = spawn("/bin/sh", ["-c", "sleep 1000 & echo $!; wait"], {
+              cleanup, processGroup: true, stdio: ["ignore", "pipe", "ignore"], reject: false,
+            });
+            p.stdout.once("data", (d) => resolve([p.pid, Number(String(d).trim())]));
+          });
+          Promise.all([start(true), start(false)]).then((pids) => parentPort.postMessage(pids));
+        });
+      \`, { eval: true });
+      const [guarded, free] = await new Promise((r) => worker.once("message", r));
+      console.log("REPORT " + JSON.stringify({ pid: process.pid, steps: [guarded, free] }));
+      await worker.terminate();
+      setInterval(() => {}, 1000);
+    `);
+    const { pid, steps } = await host.report;
+    started.push(...steps.flat());
+    const [guarded, free] = steps as [number[], number[]];
+    expect(await allGone(guarded)).toBe(true);
+    expect(isRunning(pid)).toBe(true);
+    expect(free.every((p) => isRunning(p))).toBe(true);
+    process.kill(pid, "SIGKILL");
+    await host.exited;
+  });
+
+  // Steering a new process onto a reaped leader's pid needs ns_last_pid (root).
+  const steerable = (() => {
+    try {
+      accessSync("/proc/sys/kernel/ns_last_pid", constants.W_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+
+  it.runIf(steerable)(
+    "a group is released before its leader is reaped: a stranger given the old id survives the host's death",
+    async () => {
+      const host = startScript(`
+        const { spawn } = await import(DIST);
+        const run = await spawn("/bin/true", [], { cleanup: true });
+        console.log("REPORT " + JSON.stringify({ pid: process.pid, steps: [[run.pid]] }));
+        setInterval(() => {}, 1000);
+      `);
+      const { pid, steps } = await host.report;
+      const leader = steps[0]![0]!;
+      const [watchdog] = watchdogsOf(pid);
+      expect(watchdog).toBeDefined();
+      // A stranger (its own session and group, like any daemon) gets the reaped leader's id.
+      let stranger: ChildProcess | undefined;
+      for (let attempt = 0; attempt < 200 && stranger === undefined; attempt++) {
+        writeFileSync("/proc/sys/kernel/ns_last_pid", String(leader - 1));
+        const candidate = spawn("/bin/sleep", ["1000"], { detached: true, stdio: "ignore" });
+        if (candidate.pid !== undefined) started.push(candidate.pid);
+        if (candidate.pid === leader) stranger = candidate;
+        else candidate.kill("SIGKILL");
+      }
+      expect(stranger?.pid).toBe(leader);
+      process.kill(pid, "SIGKILL");
+      await host.exited;
+      // The watchdog exits only after its kill loop: then the stranger must still run.
+      expect(await allGone([watchdog!])).toBe(true);
+      expect(isRunning(leader)).toBe(true);
+    },
+  );
 });
