@@ -10,6 +10,13 @@
  * vitest project (the host inherits EXACTSPAWN_NATIVE). No timing
  * assertions: each check waits for an event with a generous cap. Whatever a
  * test leaves running is killed in afterEach.
+ *
+ * Each control was removed once and its test seen failing (native engine):
+ * the script's final `kill` (the four host endings), the watchdog's
+ * /dev/null stdout/stderr (the fd and stdout-EOF tests), the replay of live
+ * groups to a new watchdog (the replacement test), the release before the
+ * reap in the exit watch (the steered pid-reuse test) and the group kill at
+ * environment teardown (the worker test).
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import {
