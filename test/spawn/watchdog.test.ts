@@ -394,6 +394,7 @@ describe("spawn's cleanup option", () => {
       // The watchdog exits only after its kill loop: then the stranger must still run.
       expect(await allGone([watchdog!])).toBe(true);
       expect(isRunning(leader)).toBe(true);
+      stranger!.kill("SIGKILL");
     },
   );
 });
