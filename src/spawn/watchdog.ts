@@ -20,23 +20,24 @@ import { constants as osConstants } from "node:os";
 import { systemError } from "../errors.js";
 
 /**
- * Reads registrations until EOF, then kills what is left. Terminal and
- * hang-up signals are ignored (it has no terminal; its only job is to outlive
- * the host by the moment it takes to kill); SIGTERM and SIGKILL still stop it.
+ * Reads registrations until EOF, then kills what is left. Each live group is
+ * one shell variable `g_<pgid>` (set on "+", unset on "-": constant time
+ * whatever the number of live groups); at EOF `set` lists them. A line that
+ * is not "+" or "-" and digits is ignored, so nothing but a number reaches
+ * `eval`; the listing is split with globbing off. Terminal and hang-up signals are ignored (it has no terminal; its
+ * only job is to outlive the host by the moment it takes to kill); SIGTERM
+ * and SIGKILL still stop it.
  */
-export const WATCHDOG_SCRIPT = [
-  "trap '' HUP INT QUIT TSTP TTIN TTOU PIPE",
-  "g=' '",
-  "while read -r m; do",
-  "  case $m in",
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion, not a placeholder.
-  '    +[0-9]*) g="$g${m#+} " ;;',
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion, not a placeholder.
-  '    -[0-9]*) p=${m#-}; case $g in *" $p "*) g="${g%% $p *} ${g#* $p }" ;; esac ;;',
-  "  esac",
-  "done",
-  'for p in $g; do kill -s KILL -- "-$p"; done 2>/dev/null',
-].join("\n");
+export const WATCHDOG_SCRIPT = `trap '' HUP INT QUIT TSTP TTIN TTOU PIPE
+while read -r m; do
+  case \${m#?} in '' | *[!0-9]*) continue ;; esac
+  case $m in
+    +*) eval "g_\${m#+}=1" ;;
+    -*) unset "g_\${m#-}" ;;
+  esac
+done
+set -f
+for v in $(set); do case $v in g_[0-9]*=*) v=\${v%%=*}; kill -s KILL -- "-\${v#g_}" ;; esac; done 2>/dev/null`;
 
 /** argv[0] names the process in `ps` (its comm stays "sh"). */
 export const WATCHDOG_ARGV0 = "exactspawn-watchdog";

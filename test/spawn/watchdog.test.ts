@@ -72,8 +72,8 @@ const THREE_SLEEPS = "for i in 1 2 3; do sleep 1000 & mark $!; done";
 /**
  * A host that runs `steps` (each with its own pid file), waits until each
  * step has written "ready", reports { pid, steps: number[][] } as one line,
- * then, on SIGUSR1, ends as `ending` says ("wait": stays until the test
- * kills it). On SIGUSR2 it runs one more (short) step.
+ * then, on SIGUSR2, ends as `ending` says ("wait": stays until the test
+ * kills it). On SIGWINCH it runs one more (short) step.
  */
 function hostSource(id: string, steps: readonly Step[], ending: Ending, quietStdout = false) {
   const files = steps.map((_, i) => join(dir, `${id}-step${i}`));
@@ -95,14 +95,15 @@ function hostSource(id: string, steps: readonly Step[], ending: Ending, quietStd
     const read = (f) => (existsSync(f) ? readFileSync(f, "utf8") : "");
     while (!files.every((f) => read(f).includes("ready"))) await new Promise((r) => setTimeout(r, 20));
     const steps = files.map((f) => read(f).split("\\n").filter((l) => /^\\d+$/.test(l)).map(Number));
-    const line = "REPORT " + JSON.stringify({ pid: process.pid, steps }) + "\\n";
-    ${quietStdout ? "writeSync(2, line); closeSync(1);" : "writeSync(1, line);"}
+    // The handlers exist before the report: the test signals as soon as it reads it.
     const ending = ${JSON.stringify(ending)};
-    process.on("SIGUSR1", () => {
+    process.on("SIGUSR2", () => {
       if (ending === "exit") process.exit(0);
       if (ending === "throw") setTimeout(() => { throw new Error("host failure"); }, 0);
     });
-    process.on("SIGUSR2", () => { runtime.bash("true").catch(() => {}); });
+    process.on("SIGWINCH", () => { runtime.bash("true").catch(() => {}); });
+    const line = "REPORT " + JSON.stringify({ pid: process.pid, steps }) + "\\n";
+    ${quietStdout ? "writeSync(2, line); closeSync(1);" : "writeSync(1, line);"}
     setInterval(() => {}, 1000);
   `;
 }
@@ -194,7 +195,7 @@ describe("a bash step ends with its host (cleanup, the runtime.bash default)", (
       expect(pids).toHaveLength(4); // three sleeps and bash
       const watchdogs = watchdogsOf(pid);
       expect(watchdogs).toHaveLength(1);
-      if (ending !== "wait") process.kill(pid, "SIGUSR1");
+      if (ending !== "wait") process.kill(pid, "SIGUSR2");
       if (how === "SIGKILL") process.kill(pid, "SIGKILL");
       if (how === "SIGTERM") process.kill(pid, "SIGTERM");
       const end = await host.exited;
@@ -284,10 +285,10 @@ describe("a bash step ends with its host (cleanup, the runtime.bash default)", (
     expect(first).toBeDefined();
     process.kill(first!, "SIGKILL");
     expect(await allGone([first!])).toBe(true);
-    // The host starts another step on SIGUSR2: its registration meets the dead
+    // The host starts another step on SIGWINCH: its registration meets the dead
     // watchdog (native: EPIPE) and a new one starts (on the fallback the old
     // one's exit event already started it).
-    process.kill(pid, "SIGUSR2");
+    process.kill(pid, "SIGWINCH");
     const replaced = await eventually(() => {
       const now = watchdogsOf(pid);
       return now.length === 1 && now[0] !== first;
