@@ -16,6 +16,7 @@
         "native/system_error.cc",
         "native/exec_controls_binding.cc",
         "native/sandbox_binding.cc",
+        "native/watchdog_binding.cc",
         "native/core/probe.cc",
         "native/core/spawn_process.cc",
         "native/core/run_sync.cc",
@@ -25,7 +26,8 @@
         "native/core/signal_names.cc",
         "native/core/child_path.cc",
         "native/core/resource_limits.cc",
-        "native/core/sandbox.cc"
+        "native/core/sandbox.cc",
+        "native/core/watchdog.cc"
       ],
       "dependencies": [
         "<!(node -p \"require('node-addon-api').targets\"):node_addon_api_except"

@@ -9,6 +9,7 @@
 #include "sandbox_binding.h"
 #include "spawn_binding.h"
 #include "spawn_sync_binding.h"
+#include "watchdog_binding.h"
 
 #define EXACTSPAWN_STR2(x) #x
 #define EXACTSPAWN_STR(x) EXACTSPAWN_STR2(x)
@@ -24,6 +25,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("sandboxSupport", Napi::Function::New(env, SandboxSupportOf, "sandboxSupport"));
   exports.Set("pipe", Napi::Function::New(env, Pipe, "pipe"));
   exports.Set("closeFd", Napi::Function::New(env, CloseFd, "closeFd"));
+  exports.Set("startWatchdog", Napi::Function::New(env, StartWatchdog, "startWatchdog"));
   InitChildWatch(env, exports);
   return exports;
 }

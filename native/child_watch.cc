@@ -15,6 +15,7 @@
 
 #include "core/child_exit.h"
 #include "core/orphan_reaper.h"
+#include "core/watchdog.h"
 #include "system_error.h"
 #include "watch_state.h"
 
@@ -44,6 +45,11 @@ void OnPidfdClose(uv_handle_t* handle) {
 void OnPidfdReadable(uv_poll_t* poll, int /*status*/, int /*events*/) {
   Watch* w = static_cast<Watch*>(poll->data);
   if (w->closing || w->reaped) return;
+  if (w->guarded) {
+    if (!child_has_exited(w->pid)) return;
+    watchdog_release(w->pid);  // before the reap: afterwards the group id may be reused
+    w->guarded = false;
+  }
   // The leader has exited and is not reaped yet: its zombie still pins the
   // group id, so this is the last moment the rest of the group can be
   // signalled by number without reaching a stranger.
@@ -74,6 +80,9 @@ void OnTeardown(napi_async_cleanup_hook_handle handle, void* arg) {
     EndCapture(w);
     if (!w->reaped && !w->closing) {
       uv_poll_stop(&w->poll);
+      // A child that must not outlive its host ends with the environment that started it.
+      if (w->guarded) watchdog_fire(w->pid);
+      w->guarded = false;
       ChildExit exit;
       if (reap_child(w->pid, &exit) == 0 && hand_to_orphan_reaper(w->pid, w->pidfd) == 0) {
         w->pidfd = -1;  // the reaper owns it now
@@ -101,6 +110,7 @@ void FinalizeState(Napi::Env env, EnvState* state) {
 
 [[noreturn]] void AbandonChild(Napi::Env env, pid_t pid, int pidfd, int err, const char* syscall) {
   if (pidfd >= 0) close(pidfd);
+  watchdog_fire(pid);  // a guarded group dies whole and is released before the reap
   kill(pid, SIGKILL);
   reap_child_blocking(pid);
   throw SystemError(env, err, syscall);
@@ -177,8 +187,13 @@ void InitChildWatch(Napi::Env env, Napi::Object exports) {
 }
 
 Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
-                        const CaptureRequest& capture, std::vector<int>* parent_ends) {
+                        const CaptureRequest& capture, std::vector<int>* parent_ends,
+                        bool guard_group) {
   EnvState* s = env.GetInstanceData<EnvState>();
+  if (guard_group) {
+    int guard_error = watchdog_guard(pid);
+    if (guard_error < 0) AbandonChild(env, pid, -1, guard_error, "watchdog");
+  }
   int pidfd = open_pidfd(pid);
   if (pidfd < 0) AbandonChild(env, pid, -1, pidfd, "pidfd_open");
   if (s == nullptr || s->tearing_down) AbandonChild(env, pid, pidfd, -ECANCELED, "uv_poll_init");
@@ -203,6 +218,7 @@ Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
   w->pid = pid;
   w->pidfd = pidfd;
   w->limit = capture.limit;
+  w->guarded = guard_group;
   w->delivered = true;  // until the JS side is attached below: a failure frees without JS
   int err = uv_poll_init(s->loop, &w->poll, pidfd);
   if (err != 0) {

@@ -61,7 +61,11 @@ struct CaptureRequest {
 // On success the read ends of the captured slots are owned by the watch and
 // set to -1 in parent_ends. On failure the child is killed and reaped, a
 // system error is thrown and parent_ends is left to the caller.
+// guard_group: the child leads its own process group, which is registered
+// with the watchdog (core/watchdog.h) first and released before the reap; if
+// the environment ends while the child runs, the group is SIGKILLed.
 Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
-                        const CaptureRequest& capture, std::vector<int>* parent_ends);
+                        const CaptureRequest& capture, std::vector<int>* parent_ends,
+                        bool guard_group = false);
 
 }  // namespace exactspawn

@@ -4,7 +4,9 @@
 //     capture?: int[] (pipe slots >= 1 the addon reads itself),
 //     captureLimit?: number (bytes kept per captured pipe),
 //     onOverflow?: function, setsid?: boolean, setpgroup?: boolean,
-//     controls?: object (exec_controls_binding.h), onExit: function }
+//     controls?: object (exec_controls_binding.h),
+//     cleanup?: boolean (needs setsid or setpgroup, and startWatchdog() first:
+//       the child's group is registered with the watchdog), onExit: function }
 // checks every type (TypeError, never a silent coercion; strings must not
 // contain NUL), makes the pipes (pipe2(O_CLOEXEC); the child reads slot 0's
 // and writes every other slot's), calls spawn_process(), closes the child's
@@ -26,6 +28,7 @@
 #include <vector>
 
 #include "child_watch.h"
+#include "core/watchdog.h"
 #include "spawn_args.h"
 #include "system_error.h"
 
@@ -84,6 +87,13 @@ Napi::Value SpawnChecked(const Napi::CallbackInfo& info) {
     if (!on_overflow.IsFunction()) ThrowTypeError(env, "spawn: onOverflow must be a function");
     capture.on_overflow = on_overflow;
   }
+  bool cleanup = OptionalBool(env, options, "cleanup");
+  if (cleanup && !args.setsid && !args.setpgroup) {
+    ThrowTypeError(env, "spawn: cleanup needs setsid or setpgroup (a group of the child's own)");
+  }
+  if (cleanup && !watchdog_configured()) {
+    ThrowTypeError(env, "spawn: cleanup needs startWatchdog() first");
+  }
   Napi::Value on_exit = options.Get("onExit");
   if (!on_exit.IsFunction()) ThrowTypeError(env, "spawn: onExit must be a function");
 
@@ -99,7 +109,7 @@ Napi::Value SpawnChecked(const Napi::CallbackInfo& info) {
   StartChild(env, args, &child);
   std::vector<int>& parent_ends = child.parent_ends.fds;
   Napi::Object handle =
-      WatchChild(env, child.pid, on_exit.As<Napi::Function>(), capture, &parent_ends);
+      WatchChild(env, child.pid, on_exit.As<Napi::Function>(), capture, &parent_ends, cleanup);
   if (uncaptured_pipe) {
     Napi::Array fds = Napi::Array::New(env, parent_ends.size());
     for (size_t i = 0; i < parent_ends.size(); ++i) {

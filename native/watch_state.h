@@ -42,6 +42,7 @@ struct Watch {
   bool closing = false;    // the pidfd poll has been closed
   bool reaped = false;     // exit (or reap_error) is known; the pid (and pgid) may be reused
   bool delivered = false;  // the JS side is detached (exit delivered, or never will be)
+  bool guarded = false;    // its group is registered with the watchdog (released before the reap)
   // Sent to the child's group when its leader is a zombie, just before the
   // reap (the zombie pins the group id, so no other process can hold it).
   int group_exit_signal = 0;

@@ -115,6 +115,8 @@ export interface RawSpawnOptions {
   controls?: RawExecControls | undefined;
   /** Confines the child (implies the child path). */
   sandbox?: RawSandbox | undefined;
+  /** Register the child's group (needs setsid or setpgroup) with the watchdog; needs startWatchdog() first. */
+  cleanup?: boolean | undefined;
   /** Called once on the loop thread; an Error (code ECHILD…) if the pid was reaped elsewhere. */
   onExit: (this: RawChildHandle, exit: RawChildExit | Error) => void;
 }
@@ -164,6 +166,11 @@ export interface NativeBinding {
   pipe?(): [number, number];
   /** close(2) → 0 or -errno; for fds no Node stream owns (fs.closeSync warns in workers). */
   closeFd?(fd: number): number;
+  /**
+   * Starts the process-wide watchdog unless it runs (the first call fixes the
+   * program) and returns its pid. Throws a system error (syscall "posix_spawn").
+   */
+  startWatchdog?(program: { file: string; argv: readonly string[] }): number;
 }
 
 export interface NativeStatus {

@@ -102,6 +102,12 @@ export interface RuntimeOptions {
   readonly correlationId?: string;
   /** The correlation variable's name. Default hostPrefix + "RUN_ID". */
   readonly correlationName?: string;
+  /**
+   * Bash steps end with the host: their process group is SIGKILLed when the
+   * host process ends, however it ends (see docs/runtime.md). A step's own
+   * `cleanup` overrides it. Default true.
+   */
+  readonly cleanup?: boolean;
 }
 
 /** The validated, frozen configuration a runtime was built from. */
@@ -121,6 +127,8 @@ export interface RuntimeConfig {
   readonly protected: ProtectedNames;
   readonly correlationName: string;
   readonly correlationId: string | undefined;
+  /** Whether bash steps end with the host by default. */
+  readonly cleanup: boolean;
 }
 
 export interface BuildEnvOptions {
@@ -197,6 +205,10 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   const hostPrefix = prefixOption(options.hostPrefix, "hostPrefix", DEFAULT_HOST_PREFIX);
   const stepPrefix = prefixOption(options.stepPrefix, "stepPrefix", DEFAULT_STEP_PREFIX);
   const caseInsensitive = options.caseInsensitive === true;
+  if (options.cleanup !== undefined && typeof options.cleanup !== "boolean") {
+    throw new TypeError("createRuntime: options.cleanup must be a boolean");
+  }
+  const stepCleanup = options.cleanup ?? true;
   const list = (
     value: readonly string[] | undefined,
     label: string,
@@ -273,6 +285,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     protected: protectedNames,
     correlationName,
     correlationId,
+    cleanup: stepCleanup,
   });
 
   const buildEnv = (build: BuildEnvOptions = {}): LayeredEnv => {
@@ -311,6 +324,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     parentPath: () => parentEnv.get("PATH"),
     logger: log,
     retiredFields: retiredFieldWarner(log === undefined ? {} : { log }),
+    cleanup: stepCleanup,
   };
 
   const sandbox = options.sandbox;

@@ -211,6 +211,14 @@ describe("createRuntime: validation", () => {
     expect((error as Error).message).not.toContain(SENTINEL);
   });
 
+  it("bash steps end with the host unless cleanup: false (a boolean, recorded in config)", () => {
+    expect(createRuntime({ parentEnv }).config.cleanup).toBe(true);
+    expect(createRuntime({ parentEnv, cleanup: false }).config.cleanup).toBe(false);
+    expect(() => createRuntime({ parentEnv, cleanup: 1 as unknown as boolean })).toThrow(
+      /options\.cleanup must be a boolean/,
+    );
+  });
+
   it("rejects an invalid extra at build time", () => {
     const runtime = createRuntime({ parentEnv, logger: captureLog().logger });
     expect(() => runtime.buildEnv({ extra: { A: `${SENTINEL}\0` } })).toThrow(InvalidEnvError);

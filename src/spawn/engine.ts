@@ -45,6 +45,8 @@ export interface EngineRequest {
   readonly controls?: ExecControls | undefined;
   /** Confinement applied in the child before exec; an engine that cannot apply it refuses the start. */
   readonly sandbox?: RawSandbox | undefined;
+  /** The child leads a group (setsid or setpgroup) that the watchdog kills when the host ends. */
+  readonly cleanup?: boolean | undefined;
   /** An engine may read these slots itself instead of handing out streams. */
   readonly capture?: CaptureRequest | undefined;
 }

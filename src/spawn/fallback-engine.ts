@@ -9,6 +9,9 @@
  * always a new session (`detached`). Of the exec controls it applies `uid`
  * and `gid` (child_process drops the supplementary groups with them) and
  * refuses every other one. Warns once per process.
+ * always a new session (`detached`). With `cleanup`, the group is released
+ * from the watchdog just after Node reaped the leader, not before (see
+ * docs/spawn.md, "When the host dies"). Warns once per process.
  */
 import { type Buffer, isUtf8 } from "node:buffer";
 import { type ChildProcess, spawn as spawnChild } from "node:child_process";
@@ -17,8 +20,10 @@ import { displayName, systemError } from "../errors.js";
 import { logger } from "../log.js";
 import type { Engine, EngineChild, EngineExit, EngineRequest } from "./engine.js";
 import type { ExecControls } from "./exec-controls.js";
+import { FallbackWatchdog } from "./watchdog.js";
 
 let warned = false;
+let watchdog: FallbackWatchdog | undefined;
 
 /** The fallback cannot represent this request without changing bytes. */
 export class FallbackUnsupportedError extends TypeError {
@@ -141,6 +146,13 @@ export function fallbackEngine(reason: string | undefined): Engine {
       const ids = fallbackIds(request.controls);
       const argv = request.argv.map((arg, i) => utf8(arg, `argv[${i}]`));
       const env = envObject(request);
+      // Started (and checked) before the child, so a watchdog that cannot run refuses the spawn.
+      let guard: FallbackWatchdog | undefined;
+      if (request.cleanup === true) {
+        watchdog ??= new FallbackWatchdog();
+        guard = watchdog;
+        guard.ensureRunning();
+      }
       const child = spawnChild(request.file, argv.slice(1), {
         argv0: argv[0] ?? request.file,
         env,
@@ -150,6 +162,7 @@ export function fallbackEngine(reason: string | undefined): Engine {
         shell: false,
         ...ids,
       });
+      if (guard !== undefined && child.pid !== undefined) guard.guard(child.pid);
       let reported = false;
       child.once("error", (error: NodeJS.ErrnoException) => {
         if (reported || child.pid !== undefined) return;
@@ -159,6 +172,8 @@ export function fallbackEngine(reason: string | undefined): Engine {
         onExit(failure);
       });
       child.once("exit", (exitCode, signal) => {
+        // Node has reaped the leader already: see docs/spawn.md for this window.
+        if (guard !== undefined && child.pid !== undefined) guard.release(child.pid);
         if (reported) return;
         reported = true;
         onExit({ exitCode, signal, resourceUsage: null });

@@ -19,6 +19,7 @@ import { constants } from "node:os";
 import type { NativeBinding, RawChildExit, RawChildHandle, RawExecControls } from "../native.js";
 import type { Engine, EngineChild, EngineExit, EngineRequest, TakenOver } from "./engine.js";
 import type { ExecControls } from "./exec-controls.js";
+import { WATCHDOG_PROGRAM } from "./watchdog.js";
 
 type SpawnCapable = NativeBinding & Required<Pick<NativeBinding, "spawn">>;
 
@@ -143,8 +144,24 @@ function guarded<T>(callback: (arg: T) => void): (arg: T) => void {
   };
 }
 
+/** Starts the addon's watchdog once per engine (the addon replaces one that died). */
+function watchdogStarter(binding: SpawnCapable): () => void {
+  let started = false;
+  return () => {
+    if (started) return;
+    if (typeof binding.startWatchdog !== "function") {
+      throw new Error(
+        "exactspawn: the loaded addon predates the cleanup option; rebuild it (npm run build:native)",
+      );
+    }
+    binding.startWatchdog(WATCHDOG_PROGRAM);
+    started = true;
+  };
+}
+
 export function nativeEngine(binding: SpawnCapable): Engine {
   const alwaysChildPath = childPathForced();
+  const startWatchdog = watchdogStarter(binding);
   return {
     native: true,
     start(
@@ -152,6 +169,7 @@ export function nativeEngine(binding: SpawnCapable): Engine {
       onExit: (exit: EngineExit | Error) => void,
       onOverflow?: (slot: number) => void,
     ): EngineChild {
+      if (request.cleanup === true) startWatchdog();
       const capture = request.capture;
       const captured = capture !== undefined && capture.slots.length > 0 ? capture.slots : NONE;
       const handle = binding.spawn({
@@ -167,6 +185,7 @@ export function nativeEngine(binding: SpawnCapable): Engine {
         setpgroup: request.setpgroup,
         controls: nativeControls(request, alwaysChildPath),
         sandbox: request.sandbox,
+        cleanup: request.cleanup === true ? true : undefined,
         onExit: guarded((raw) => onExit(toExit(raw))),
       });
       return new NativeChild(handle, request.stdio.length, captured);

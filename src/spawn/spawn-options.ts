@@ -45,8 +45,15 @@ export interface SpawnOptions extends ExecControlOptions {
   signal?: AbortSignal;
   /** Start the child in a new session (setsid). Default false. */
   setsid?: boolean;
-  /** Start the child in its own process group. Default: true when `timeout` or `signal` is set. */
+  /** Start the child in its own process group. Default: true when `timeout`, `signal` or `cleanup` is set. */
   processGroup?: boolean;
+  /**
+   * Kill the child's process group (SIGKILL) when the host ends, however it
+   * ends — SIGKILL and the OOM killer included — through a watchdog process
+   * (see docs/spawn.md, "When the host dies"). Needs a group of its own
+   * (`processGroup` or `setsid`). Default false.
+   */
+  cleanup?: boolean;
   /** Reject on a failed run. Default true; false resolves with `failure` set. */
   reject?: boolean;
   /** Keep the host alive until the child exits. Default true. */
@@ -69,6 +76,7 @@ export interface NormalizedOptions {
   readonly signal: AbortSignal | undefined;
   readonly setsid: boolean;
   readonly processGroup: boolean;
+  readonly cleanup: boolean;
   readonly reject: boolean;
   readonly ref: boolean;
   /** undefined when no exec control is set. */
@@ -141,6 +149,15 @@ export function normalizeOptions(options: SpawnOptions | undefined): NormalizedO
   }
   const timeout = duration(o.timeout, "timeout");
   const setsid = bool(o.setsid, "setsid", false);
+  const cleanup = bool(o.cleanup, "cleanup", false);
+  const processGroup = bool(
+    o.processGroup,
+    "processGroup",
+    !setsid && (timeout !== undefined || o.signal !== undefined || cleanup),
+  );
+  if (cleanup && !setsid && !processGroup) {
+    fail("options.cleanup needs a process group of the child's own (processGroup or setsid)");
+  }
   return {
     env: o.env ?? {},
     path: o.path ?? process.env["PATH"],
@@ -156,11 +173,8 @@ export function normalizeOptions(options: SpawnOptions | undefined): NormalizedO
     killGraceMs: duration(o.killGraceMs, "killGraceMs") ?? 2000,
     signal: o.signal,
     setsid,
-    processGroup: bool(
-      o.processGroup,
-      "processGroup",
-      !setsid && (timeout !== undefined || o.signal !== undefined),
-    ),
+    processGroup,
+    cleanup,
     reject: bool(o.reject, "reject", true),
     ref: bool(o.ref, "ref", true),
     controls: normalizeExecControls(o),

@@ -96,6 +96,7 @@ export function engineRequest(input: SpawnInput): EngineRequest {
     stdio: o.stdio,
     setsid: o.setsid,
     setpgroup: o.processGroup,
+    cleanup: o.cleanup,
     controls: o.controls,
     sandbox: o.sandbox === undefined ? undefined : resolveSandbox(o.sandbox),
     capture: o.buffer ? captureRequest(o.stdio, outputLimit(o.maxBuffer, o.encoding)) : undefined,

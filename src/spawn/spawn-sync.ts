@@ -24,9 +24,11 @@ import {
 } from "./sync-engines.js";
 
 /** `spawn`'s options without those only a running (asynchronous) child can use. */
-export type SpawnSyncOptions = Omit<SpawnOptions, "signal" | "ref">;
+export type SpawnSyncOptions = Omit<SpawnOptions, "signal" | "ref" | "cleanup">;
 
-const ASYNC_ONLY = ["signal", "ref"] as const;
+// cleanup: the call blocks this thread, so nothing could register the group in
+// time to matter; `parentDeathSignal` is the synchronous way (docs/spawn.md).
+const ASYNC_ONLY = ["signal", "ref", "cleanup"] as const;
 
 let engineFor: { binding: ReturnType<typeof nativeBinding>; engine: SyncEngine } | undefined;
 
@@ -61,7 +63,7 @@ export function spawnSync(
 ): SpawnResult {
   for (const key of ASYNC_ONLY) {
     if (options != null && (options as Record<string, unknown>)[key] !== undefined) {
-      throw new TypeError(`spawnSync: options.${key} is only for spawn (a synchronous run)`);
+      throw new TypeError(`spawnSync: options.${key} is only for spawn (spawnSync returns when the child has exited)`);
     }
   }
   const input = spawnInput("spawnSync", file, args, options);

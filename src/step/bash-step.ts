@@ -59,6 +59,8 @@ export interface BashStepHost {
   readonly logger?: Logger | undefined;
   /** Warns once per step name about retired fields (the runtime keeps one per instance). */
   readonly retiredFields?: ((step: StepWithRetiredFields) => unknown) | undefined;
+  /** The runtime's default for `cleanup` (undefined: true). */
+  readonly cleanup?: boolean | undefined;
 }
 
 /** The step name retired-field notices use when a step has none. */
@@ -88,6 +90,11 @@ export interface BashStepOptions {
   readonly sandbox?: SandboxOptions;
   /** Reject on a non-zero exit, a signal, a timeout or an abort. Default true. */
   readonly reject?: boolean;
+  /**
+   * SIGKILL the step's process group when the host ends, however it ends
+   * (spawn's `cleanup`). Default: the runtime's `cleanup`, which defaults to true.
+   */
+  readonly cleanup?: boolean;
   /** The step's name, for notices. */
   readonly step?: string;
   /**
@@ -338,6 +345,7 @@ export async function runBashStep(
       ...(options.stdio === undefined ? {} : { stdio: options.stdio }),
       ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
       processGroup: true,
+      cleanup: options.cleanup ?? host.cleanup ?? true,
       reject: options.reject ?? true,
     });
     const stdout = typeof result.stdout === "string" ? result.stdout : "";

@@ -36,7 +36,9 @@ interface Leaks {
 
 const MEASURE = `
   const { spawn, createRuntime, SubprocessError, nativeStatus } = await import(DIST);
-  await spawn("/bin/echo", ["warm"]);
+  // A cleanup spawn starts the per-process watchdog (a pipe fd and a pidfd held
+  // for the host's lifetime, like the orphan reaper): part of the baseline.
+  await spawn("/bin/echo", ["warm"], { cleanup: true });
   await settle(() => pidfds() === 0);
   const before = { fds: fds(), pidfds: pidfds() };
   // extraFds: fds the scenario keeps on purpose (the worker test's reaper epoll).

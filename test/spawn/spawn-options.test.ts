@@ -14,6 +14,7 @@ describe("normalizeOptions", () => {
       ref: true,
       setsid: false,
       processGroup: false,
+      cleanup: false,
       killSignal: 15,
       killGraceMs: 2000,
     });
@@ -24,6 +25,24 @@ describe("normalizeOptions", () => {
     expect(normalizeOptions({ signal: new AbortController().signal }).processGroup).toBe(true);
     expect(normalizeOptions({ timeout: 10, setsid: true }).processGroup).toBe(false);
     expect(normalizeOptions({ timeout: 10, processGroup: false }).processGroup).toBe(false);
+  });
+
+  it("cleanup puts the child in a group of its own, and refuses to run without one", () => {
+    expect(normalizeOptions({ cleanup: true })).toMatchObject({
+      cleanup: true,
+      processGroup: true,
+    });
+    expect(normalizeOptions({ cleanup: true, setsid: true })).toMatchObject({
+      cleanup: true,
+      setsid: true,
+      processGroup: false,
+    });
+    expect(() => normalizeOptions({ cleanup: true, processGroup: false })).toThrow(
+      /cleanup needs a process group/,
+    );
+    expect(() => normalizeOptions({ cleanup: "yes" as unknown as boolean })).toThrow(
+      /options\.cleanup must be a boolean/,
+    );
   });
 
   it("makes stdin a pipe when input is given", () => {

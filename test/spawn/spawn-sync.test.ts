@@ -171,6 +171,9 @@ describe(`spawnSync (${native ? "native" : "fallback"})`, () => {
     expect(() => spawnSync("/bin/true", [], { ref: false } as never)).toThrow(
       /spawnSync: options\.ref/,
     );
+    expect(() => spawnSync("/bin/true", [], { cleanup: true } as never)).toThrow(
+      /spawnSync: options\.cleanup/,
+    );
     expect(() => spawnSync("/bin/true", [], { stdio: ["ignore", "pipe", "pipe", "pipe"] })).toThrow(
       TypeError,
     );

@@ -1,0 +1,181 @@
+// watchdog.cc — see watchdog.h.
+#include "watchdog.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <mutex>
+#include <new>
+
+#include "child_exit.h"
+#include "orphan_reaper.h"
+#include "pipe.h"
+#include "spawn_process.h"
+
+namespace exactspawn {
+
+namespace {
+
+std::mutex watchdog_mutex;
+bool configured = false;
+std::string program_file;
+std::vector<std::string> program_argv;
+int write_fd = -1;  // the host's end of the watchdog's stdin; -1 while none runs
+pid_t watchdog_pid = 0;
+std::vector<pid_t> groups;  // registered and not yet released
+
+// "+1234\n" / "-1234\n"; write(2) of one line, retried on EINTR.
+int send_line(char op, pid_t pgid) {
+  char line[24];
+  char digits[16];
+  int n = 0;
+  unsigned long value = static_cast<unsigned long>(pgid);
+  do {
+    digits[n++] = static_cast<char>('0' + value % 10);
+    value /= 10;
+  } while (value != 0 && n < 16);
+  int length = 0;
+  line[length++] = op;
+  while (n > 0) line[length++] = digits[--n];
+  line[length++] = '\n';
+  for (;;) {
+    ssize_t written = write(write_fd, line, static_cast<size_t>(length));
+    if (written == length) return 0;
+    if (written < 0 && errno == EINTR) continue;
+    return written < 0 ? -errno : -EIO;  // a short write cannot happen below PIPE_BUF
+  }
+}
+
+// Starts a watchdog and registers every live group with it. Caller holds the mutex.
+int launch_locked() {
+  int fds[2];
+  int err = make_pipe(fds);
+  if (err < 0) return err;
+  std::vector<char*> argv;
+  try {
+    argv.reserve(program_argv.size() + 1);
+  } catch (const std::bad_alloc&) {
+    close_fd(fds[0]);
+    close_fd(fds[1]);
+    return -ENOMEM;
+  }
+  for (std::string& arg : program_argv) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  char* envp[] = {nullptr};
+  int stdio[3] = {fds[0], -1, -1};
+  SpawnRequest request;
+  request.file = program_file.c_str();
+  request.argv = argv.data();
+  request.envp = envp;
+  request.cwd = "/";  // never pins the host's cwd (a busy mount)
+  request.stdio = stdio;
+  request.stdio_count = 3;
+  request.new_session = true;
+  pid_t pid = 0;
+  err = spawn_process(request, &pid);
+  close_fd(fds[0]);
+  if (err < 0) {
+    close_fd(fds[1]);
+    return err;
+  }
+  // If the watchdog ever dies before the host, the reaper collects it. Without
+  // a pidfd (pidfd_open failed) it would stay a zombie until the host exits.
+  int pidfd = open_pidfd(pid);
+  if (pidfd >= 0 && hand_to_orphan_reaper(pid, pidfd) < 0) close_fd(pidfd);
+  write_fd = fds[1];
+  watchdog_pid = pid;
+  for (pid_t group : groups) {
+    err = send_line('+', group);
+    if (err < 0) return err;
+  }
+  return 0;
+}
+
+void drop_locked() {
+  if (write_fd >= 0) close_fd(write_fd);
+  write_fd = -1;
+  watchdog_pid = 0;
+}
+
+// Sends one line; a watchdog that died (EPIPE: Node ignores SIGPIPE) is
+// replaced, and the replacement learns every registered group, so the line
+// is not sent again.
+int send_or_relaunch_locked(char op, pid_t pgid) {
+  int err = write_fd >= 0 ? send_line(op, pgid) : -EPIPE;
+  if (err != -EPIPE) return err;
+  drop_locked();
+  err = launch_locked();
+  if (err < 0) drop_locked();
+  return err;
+}
+
+}  // namespace
+
+int watchdog_start(const std::string& file, const std::vector<std::string>& argv) {
+  std::lock_guard<std::mutex> lock(watchdog_mutex);
+  if (!configured) {
+    if (file.empty() || argv.empty()) return -EINVAL;
+    program_file = file;
+    program_argv = argv;
+  }
+  if (write_fd < 0) {
+    int err = launch_locked();
+    if (err < 0) {
+      drop_locked();
+      return err;
+    }
+  }
+  configured = true;
+  return watchdog_pid;
+}
+
+bool watchdog_configured() {
+  std::lock_guard<std::mutex> lock(watchdog_mutex);
+  return configured;
+}
+
+int watchdog_guard(pid_t pgid) {
+  std::lock_guard<std::mutex> lock(watchdog_mutex);
+  if (!configured) return -ENOTCONN;
+  try {
+    groups.push_back(pgid);
+  } catch (const std::bad_alloc&) {
+    return -ENOMEM;
+  }
+  int err = send_or_relaunch_locked('+', pgid);
+  if (err < 0) groups.pop_back();
+  return err;
+}
+
+void watchdog_release(pid_t pgid) {
+  std::lock_guard<std::mutex> lock(watchdog_mutex);
+  auto it = std::find(groups.begin(), groups.end(), pgid);
+  if (it == groups.end()) return;
+  groups.erase(it);
+  // A failure leaves no watchdog; the next registration starts one.
+  send_or_relaunch_locked('-', pgid);
+}
+
+bool watchdog_fire(pid_t pgid) {
+  std::lock_guard<std::mutex> lock(watchdog_mutex);
+  auto it = std::find(groups.begin(), groups.end(), pgid);
+  if (it == groups.end()) return false;
+  signal_group(pgid, SIGKILL);  // the leader is unreaped: the id is still this group's
+  groups.erase(it);
+  send_or_relaunch_locked('-', pgid);
+  return true;
+}
+
+bool child_has_exited(pid_t pid) {
+  siginfo_t info{};
+  int r;
+  do {
+    r = waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT);
+  } while (r < 0 && errno == EINTR);
+  return r < 0 || info.si_pid == pid;
+}
+
+}  // namespace exactspawn

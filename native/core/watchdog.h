@@ -1,0 +1,61 @@
+// watchdog.h — one helper process per host process that SIGKILLs registered
+// process groups when the host ends, however it ends (exit, uncaught
+// exception, fatal signal, SIGKILL, the OOM killer).
+//
+// The host keeps the write end of a pipe (O_CLOEXEC, so no other child
+// inherits it); the watchdog reads the other end as its stdin. Every
+// registration is one line "+<pgid>\n", every release "-<pgid>\n" (each
+// write is below PIPE_BUF, so atomic). When the host dies the kernel closes
+// the write end, the watchdog reads EOF — after every line already written —
+// and kills each group still registered. The program itself is chosen by
+// the caller (TypeScript: a POSIX sh script, see src/spawn/watchdog.ts); it
+// is started with posix_spawn (spawn_process) with an empty environment, cwd
+// "/", stdin the pipe, stdout and stderr /dev/null, every other fd closed (so
+// it never holds the host's stdout open), in a session of its own (so
+// signals for the host's process group or terminal do not reach it), and
+// handed to the orphan reaper (so it never stays a zombie of a live host).
+//
+// A group id is safe to signal only while its leader is unreaped (a zombie
+// pins the id): callers release a group BEFORE they reap its leader. If the
+// watchdog dies early (a write fails with EPIPE), the next write starts a
+// new one and registers every live group again.
+//
+// Process-wide (worker threads share it), guarded by a mutex. Plain C++;
+// returns 0 (or a pid) or a negative errno. See pipe(7), posix_spawn(3),
+// setsid(2), kill(2), waitid(2).
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace exactspawn {
+
+// Records the program on the first call (later calls keep the first one)
+// and starts it unless it runs already. Returns the watchdog's pid or -errno.
+int watchdog_start(const std::string& file, const std::vector<std::string>& argv);
+
+// Whether watchdog_start has succeeded once in this process.
+bool watchdog_configured();
+
+// Registers the group led by `pgid` (a child of this process, not reaped).
+// Returns 0, or -errno (-ENOTCONN before watchdog_start) and then the group
+// is not registered.
+int watchdog_guard(pid_t pgid);
+
+// Unregisters the group. Call it before the leader is reaped.
+void watchdog_release(pid_t pgid);
+
+// Does now what the watchdog would do at the host's death, for one group:
+// when `pgid` is registered, SIGKILLs the group and unregisters it. Call it
+// before the leader is reaped (a host environment that ends while the child
+// runs, or a child the host abandons). Returns whether it was registered.
+bool watchdog_fire(pid_t pgid);
+
+// True when `pid` (a child of this process) has exited and waits to be
+// reaped, or can no longer be waited for; false while it runs. Does not reap
+// (waitid WNOWAIT).
+bool child_has_exited(pid_t pid);
+
+}  // namespace exactspawn

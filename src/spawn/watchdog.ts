@@ -1,0 +1,118 @@
+/**
+ * The watchdog that ends `cleanup` children with their host: one small
+ * process per host process, reading a pipe from the host. Each line "+PGID"
+ * registers a process group, "-PGID" releases it. When the host ends — in
+ * any way, SIGKILL and the OOM killer included — the kernel closes the
+ * host's end, the watchdog reads EOF after every line already written, and
+ * SIGKILLs each group still registered.
+ *
+ * The program is POSIX sh (`/bin/sh`), so nothing else is shipped and both
+ * engines run the same script. The native engine starts it through the addon
+ * (posix_spawn; empty environment, cwd "/", only its stdin open, a session of
+ * its own; registration and release happen natively, the release before the
+ * leader is reaped). The fallback starts it with child_process and releases
+ * a group from the child's "exit" event, i.e. just after Node reaped the
+ * leader (see docs/spawn.md, "When the host dies", for that window).
+ */
+import { type ChildProcess, spawn as spawnChild } from "node:child_process";
+import { accessSync, constants } from "node:fs";
+import { constants as osConstants } from "node:os";
+import { systemError } from "../errors.js";
+
+/**
+ * Reads registrations until EOF, then kills what is left. Each live group is
+ * one shell variable `g_<pgid>` (set on "+", unset on "-": constant time
+ * whatever the number of live groups); at EOF `set` lists them. A line that
+ * is not "+" or "-" and digits is ignored, so nothing but a number reaches
+ * `eval`; the listing is split with globbing off. Terminal and hang-up signals are ignored (it has no terminal; its
+ * only job is to outlive the host by the moment it takes to kill); SIGTERM
+ * and SIGKILL still stop it.
+ */
+export const WATCHDOG_SCRIPT = `trap '' HUP INT QUIT TSTP TTIN TTOU PIPE
+while read -r m; do
+  case \${m#?} in '' | *[!0-9]*) continue ;; esac
+  case $m in
+    +*) eval "g_\${m#+}=1" ;;
+    -*) unset "g_\${m#-}" ;;
+  esac
+done
+set -f
+for v in $(set); do case $v in g_[0-9]*=*) v=\${v%%=*}; kill -s KILL -- "-\${v#g_}" ;; esac; done 2>/dev/null`;
+
+/** argv[0] names the process in `ps` (its comm stays "sh"). */
+export const WATCHDOG_ARGV0 = "exactspawn-watchdog";
+
+/** The program both engines start. */
+export const WATCHDOG_PROGRAM: { readonly file: string; readonly argv: readonly string[] } =
+  Object.freeze({
+    file: "/bin/sh",
+    argv: Object.freeze([WATCHDOG_ARGV0, "-c", WATCHDOG_SCRIPT]),
+  });
+
+/** The fallback engine's watchdog: the same script, started with child_process. */
+export class FallbackWatchdog {
+  #child: ChildProcess | undefined;
+  readonly #groups = new Set<number>();
+
+  /**
+   * Starts the watchdog unless it runs. Throws when it cannot start (e.g.
+   * ENOENT for /bin/sh, syscall "access"), so the caller can refuse the spawn.
+   */
+  ensureRunning(): void {
+    if (this.#child === undefined) this.#start();
+  }
+
+  /** Registers the group led by `pgid` (a watchdog that died meanwhile is replaced). */
+  guard(pgid: number): void {
+    this.#groups.add(pgid);
+    if (this.#child === undefined) this.#restart();
+    else this.#send(`+${pgid}\n`);
+  }
+
+  /** Unregisters the group (a no-op when it is not registered). */
+  release(pgid: number): void {
+    if (!this.#groups.delete(pgid)) return;
+    if (this.#child !== undefined) this.#send(`-${pgid}\n`);
+  }
+
+  #start(): void {
+    // child_process reports a failed exec only later, through "error": check first, loudly.
+    accessSync(WATCHDOG_PROGRAM.file, constants.X_OK);
+    const child = spawnChild(WATCHDOG_PROGRAM.file, WATCHDOG_PROGRAM.argv.slice(1), {
+      argv0: WATCHDOG_ARGV0,
+      stdio: ["pipe", "ignore", "ignore"],
+      detached: true,
+      cwd: "/",
+      // Its stdin is a socket here: a bash installed as /bin/sh and started
+      // under another name would source ~/.bashrc for such a stdin while
+      // SHLVL is unset (its ssh heuristic).
+      env: { SHLVL: "1" },
+    });
+    child.on("error", () => {});
+    if (child.pid === undefined || child.stdin === null) {
+      throw systemError(-osConstants.errno.EAGAIN, "spawn", WATCHDOG_PROGRAM.file);
+    }
+    child.stdin.on("error", () => {});
+    child.once("exit", () => {
+      // Died before the host: the next registration starts a new one with every live group.
+      if (this.#child === child) this.#child = undefined;
+      if (this.#groups.size > 0) this.#restart();
+    });
+    child.unref();
+    (child.stdin as unknown as { unref?: () => void }).unref?.();
+    this.#child = child;
+    this.#send([...this.#groups].map((g) => `+${g}\n`).join(""));
+  }
+
+  #restart(): void {
+    try {
+      this.#start();
+    } catch {
+      // No watchdog can be started now; the next guard() reports why.
+    }
+  }
+
+  #send(lines: string): void {
+    if (lines.length > 0) this.#child?.stdin?.write(lines);
+  }
+}

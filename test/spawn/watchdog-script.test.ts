@@ -1,0 +1,86 @@
+/**
+ * The watchdog's shell script on its own, with real process groups: it
+ * kills exactly the groups registered and not released when its stdin ends,
+ * ignores every line that is not "+digits" or "-digits" (nothing else
+ * reaches its eval), and keeps up with thousands of live groups. The
+ * end-to-end behaviour with a host is in watchdog.test.ts.
+ *
+ * Seen failing with each control removed once: the `unset` on "-" (the
+ * first test) and the digits-only line check (the second).
+ */
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { WATCHDOG_PROGRAM, WATCHDOG_SCRIPT } from "../../src/spawn/watchdog.js";
+import { eventually, isRunning } from "../fixtures/process-state.js";
+
+const leaders: ChildProcess[] = [];
+afterEach(() => {
+  for (const leader of leaders.splice(0)) leader.kill("SIGKILL");
+});
+
+/** A `sleep` leading a session (and group) of its own, like a detached child. */
+function groupLeader(): number {
+  const leader = spawn("/bin/sleep", ["1000"], { detached: true, stdio: "ignore" });
+  leaders.push(leader);
+  return leader.pid!;
+}
+
+/** Runs the script with `input` as its whole stdin; resolves when it exits. */
+function runScript(input: string): { status: number | null; stderr: string } {
+  const run = spawnSync(WATCHDOG_PROGRAM.file, WATCHDOG_PROGRAM.argv.slice(1), {
+    input,
+    encoding: "utf8",
+    env: {},
+    timeout: 60_000,
+  });
+  return { status: run.status, stderr: run.stderr };
+}
+
+describe("the watchdog script", () => {
+  it("kills the groups still registered at end of input, and only those", async () => {
+    const [kept, released, twice] = [groupLeader(), groupLeader(), groupLeader()];
+    const run = runScript(`+${kept}\n+${released}\n+${twice}\n-${released}\n+${twice}\n`);
+    expect(run.status).toBe(0);
+    expect(await eventually(() => !isRunning(kept) && !isRunning(twice))).toBe(true);
+    expect(isRunning(released)).toBe(true);
+  });
+
+  it("ignores lines that are not a sign and digits (nothing else reaches eval)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "exactspawn-wdscript-"));
+    try {
+      const marker = join(dir, "marker");
+      const leader = groupLeader();
+      const junk = [
+        `+1;touch ${marker}`,
+        `+$(touch ${marker})`,
+        `-\`touch ${marker}\``,
+        "+",
+        "-",
+        "+12a",
+        "hello",
+        `+${leader} ; touch ${marker}`,
+      ];
+      const run = runScript(`${junk.join("\n")}\n`);
+      expect(run).toEqual({ status: 0, stderr: "" });
+      expect(existsSync(marker)).toBe(false);
+      expect(isRunning(leader)).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("handles thousands of live groups (one variable per group, released at once)", () => {
+    let input = "";
+    // Numbers no live group has: killing them fails quietly (ESRCH).
+    for (let i = 0; i < 4096; i++) input += `+${4_000_000 + i}\n`;
+    for (let i = 0; i < 4096; i++) input += `-${4_000_000 + i}\n`;
+    expect(runScript(input)).toEqual({ status: 0, stderr: "" });
+  });
+
+  it("is the script the program runs", () => {
+    expect(WATCHDOG_PROGRAM.argv).toEqual(["exactspawn-watchdog", "-c", WATCHDOG_SCRIPT]);
+  });
+});

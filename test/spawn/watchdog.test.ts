@@ -1,0 +1,401 @@
+/**
+ * Children that must not outlive their host (docs/spawn.md and
+ * docs/runtime.md, "When the host dies"), with real processes: a host Node
+ * process runs bash steps (runtime.bash: cleanup by default) that start
+ * background `sleep 1000`s and write their pids to a file; then the host
+ * ends — SIGKILL, process.exit(), an uncaught exception, SIGTERM — and every
+ * sleep and the watchdog itself must end. `cleanup: false` leaves a step
+ * running; a grandchild that calls setsid escapes (the documented limit);
+ * the watchdog never holds the host's stdout open. Runs on the engine of the
+ * vitest project (the host inherits EXACTSPAWN_NATIVE). No timing
+ * assertions: each check waits for an event with a generous cap. Whatever a
+ * test leaves running is killed in afterEach.
+ *
+ * Each control was removed once and its test seen failing (native engine):
+ * the script's final `kill` (the four host endings), the watchdog's
+ * /dev/null stdout/stderr (the fd and stdout-EOF tests), the replay of live
+ * groups to a new watchdog (the replacement test), the release before the
+ * reap in the exit watch (the steered pid-reuse test) and the group kill at
+ * environment teardown (the worker test).
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import {
+  accessSync,
+  constants,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { eventually, isRunning } from "../fixtures/process-state.js";
+
+const root = resolve(import.meta.dirname, "../..");
+const dist = pathToFileURL(join(root, "dist/index.js")).href;
+let dir: string;
+const started: number[] = [];
+
+beforeAll(() => {
+  execFileSync(join(root, "node_modules/.bin/tsc"), ["-p", join(root, "tsconfig.build.json")]);
+  dir = mkdtempSync(join(tmpdir(), "exactspawn-watchdog-"));
+});
+
+afterEach(async () => {
+  for (const pid of started.splice(0)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+});
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Step {
+  /** Shell text that starts background processes, each echoing its pid with `mark`. */
+  readonly body: string;
+  /** runtime.bash's `cleanup`; undefined: the default. */
+  readonly cleanup?: boolean;
+}
+
+type Ending = "wait" | "exit" | "throw";
+
+/** Three background sleeps, each pid written to the step's file. */
+const THREE_SLEEPS = "for i in 1 2 3; do sleep 1000 & mark $!; done";
+
+/**
+ * A host that runs `steps` (each with its own pid file), waits until each
+ * step has written "ready", reports { pid, steps: number[][] } as one line,
+ * then, on SIGUSR2, ends as `ending` says ("wait": stays until the test
+ * kills it). On SIGWINCH it runs one more (short) step.
+ */
+function hostSource(id: string, steps: readonly Step[], ending: Ending, quietStdout = false) {
+  const files = steps.map((_, i) => join(dir, `${id}-step${i}`));
+  const commands = steps.map(
+    (step, i) =>
+      `mark() { echo "$1" >> ${JSON.stringify(files[i])}; }; ${step.body}; mark $$; echo ready >> ${JSON.stringify(files[i])}; wait`,
+  );
+  return `
+    import { readFileSync, existsSync, closeSync, writeSync } from "node:fs";
+    const { createRuntime } = await import(${JSON.stringify(dist)});
+    const runtime = createRuntime({ parentEnv: { PATH: process.env.PATH } });
+    const commands = ${JSON.stringify(commands)};
+    const cleanups = ${JSON.stringify(steps.map((s) => s.cleanup ?? null))};
+    const files = ${JSON.stringify(files)};
+    for (const [i, command] of commands.entries()) {
+      const options = cleanups[i] === null ? {} : { cleanup: cleanups[i] };
+      runtime.bash(command, { ...options, reject: false }).catch(() => {});
+    }
+    const read = (f) => (existsSync(f) ? readFileSync(f, "utf8") : "");
+    while (!files.every((f) => read(f).includes("ready"))) await new Promise((r) => setTimeout(r, 20));
+    const steps = files.map((f) => read(f).split("\\n").filter((l) => /^\\d+$/.test(l)).map(Number));
+    // The handlers exist before the report: the test signals as soon as it reads it.
+    const ending = ${JSON.stringify(ending)};
+    process.on("SIGUSR2", () => {
+      if (ending === "exit") process.exit(0);
+      if (ending === "throw") setTimeout(() => { throw new Error("host failure"); }, 0);
+    });
+    process.on("SIGWINCH", () => { runtime.bash("true").catch(() => {}); });
+    const line = "REPORT " + JSON.stringify({ pid: process.pid, steps }) + "\\n";
+    ${quietStdout ? "writeSync(2, line); closeSync(1);" : "writeSync(1, line);"}
+    setInterval(() => {}, 1000);
+  `;
+}
+
+interface Host {
+  readonly child: ChildProcess;
+  readonly report: Promise<{ pid: number; steps: number[][] }>;
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  readonly stdoutEnded: Promise<void>;
+}
+
+function startHost(steps: readonly Step[], ending: Ending, quietStdout = false): Host {
+  const id = Math.random().toString(36).slice(2);
+  const file = join(dir, `host-${id}.mjs`);
+  writeFileSync(file, hostSource(id, steps, ending, quietStdout));
+  const child = spawn(process.execPath, [file], { stdio: ["ignore", "pipe", "pipe"] });
+  if (child.pid !== undefined) started.push(child.pid);
+  let out = "";
+  let err = "";
+  const reportFrom = (text: string) =>
+    text
+      .split("\n")
+      .find((l) => l.startsWith("REPORT "))
+      ?.slice(7);
+  const report = new Promise<{ pid: number; steps: number[][] }>((resolvePromise, reject) => {
+    const check = () => {
+      const line = reportFrom(quietStdout ? err : out);
+      if (line === undefined) return;
+      const parsed = JSON.parse(line) as { pid: number; steps: number[][] };
+      started.push(...parsed.steps.flat());
+      resolvePromise(parsed);
+    };
+    child.stdout!.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      check();
+    });
+    child.stderr!.on("data", (chunk: Buffer) => {
+      err += chunk.toString();
+      check();
+    });
+    child.once("exit", () => setImmediate(() => reject(new Error(`host ended early: ${err}`))));
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    child.once("exit", (code, signal) => r({ code, signal })),
+  );
+  const stdoutEnded = new Promise<void>((r) => child.stdout!.once("end", () => r()));
+  return { child, report, exited, stdoutEnded };
+}
+
+/** Pids whose parent is `parent` and whose argv[0] is the watchdog's. */
+function watchdogsOf(parent: number): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      const argv0 = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0")[0];
+      if (ppid === parent && argv0 === "exactspawn-watchdog") found.push(Number(entry));
+    } catch {
+      // gone while listing
+    }
+  }
+  return found;
+}
+
+/** The fds >= 3 of `pid` that lack close-on-exec. */
+function inheritableFdsOf(pid: number): string[] {
+  return readdirSync(`/proc/${pid}/fd`).filter((fd) => {
+    if (Number(fd) < 3) return false;
+    const flags = /flags:\s+([0-7]+)/.exec(readFileSync(`/proc/${pid}/fdinfo/${fd}`, "utf8"))?.[1];
+    return flags !== undefined && (Number.parseInt(flags, 8) & 0o2000000) === 0;
+  });
+}
+
+const allGone = (pids: readonly number[]) => eventually(() => pids.every((p) => !isRunning(p)));
+
+describe("a bash step ends with its host (cleanup, the runtime.bash default)", () => {
+  for (const [ending, how] of [
+    ["wait", "SIGKILL"],
+    ["exit", "process.exit()"],
+    ["throw", "an uncaught exception"],
+    ["wait", "SIGTERM"],
+  ] as const) {
+    it(`host ended by ${how}: the step, its three sleeps and the watchdog are gone`, async () => {
+      const host = startHost([{ body: THREE_SLEEPS }], ending);
+      const { pid, steps } = await host.report;
+      const pids = steps[0]!;
+      expect(pids).toHaveLength(4); // three sleeps and bash
+      const watchdogs = watchdogsOf(pid);
+      expect(watchdogs).toHaveLength(1);
+      if (ending !== "wait") process.kill(pid, "SIGUSR2");
+      if (how === "SIGKILL") process.kill(pid, "SIGKILL");
+      if (how === "SIGTERM") process.kill(pid, "SIGTERM");
+      const end = await host.exited;
+      if (how === "process.exit()") expect(end).toEqual({ code: 0, signal: null });
+      if (how === "an uncaught exception") expect(end.code).toBe(1);
+      if (how === "SIGKILL" || how === "SIGTERM") expect(end.signal).toBe(how);
+      expect(await allGone(pids)).toBe(true);
+      expect(await allGone(watchdogs)).toBe(true);
+    });
+  }
+
+  it("the watchdog holds only its pipe and /dev/null (never the host's stdio)", async () => {
+    const host = startHost([{ body: THREE_SLEEPS }], "wait");
+    const { pid } = await host.report;
+    const [watchdog] = watchdogsOf(pid);
+    expect(watchdog).toBeDefined();
+    const fds = Object.fromEntries(
+      readdirSync(`/proc/${watchdog}/fd`).map((fd) => [
+        fd,
+        readlinkSync(`/proc/${watchdog}/fd/${fd}`),
+      ]),
+    );
+    const hostStdout = readlinkSync(`/proc/${pid}/fd/1`);
+    // child_process cannot close inherited fds that lack close-on-exec (a
+    // documented fallback limit): there the watchdog may also hold the fds >= 3
+    // the host itself inherited that way — and nothing else.
+    const extra = process.env["EXACTSPAWN_NATIVE"] === "0" ? inheritableFdsOf(pid) : [];
+    expect(Object.keys(fds).sort()).toEqual(["0", "1", "2", ...extra].sort());
+    // A pipe on the native engine; child_process's "pipe" is a socket pair.
+    expect(fds["0"]).toMatch(/^(pipe|socket):/);
+    expect(fds["0"]).not.toBe(hostStdout);
+    expect([fds["1"], fds["2"]]).toEqual(["/dev/null", "/dev/null"]);
+    process.kill(pid, "SIGKILL");
+    await host.exited;
+  });
+
+  it("the host's parent reads EOF on the host's stdout while the watchdog runs", async () => {
+    // The host closes its stdout after reporting on stderr and stays alive; the
+    // step's output is captured, so only the watchdog could keep the pipe open.
+    const host = startHost([{ body: THREE_SLEEPS }], "wait", true);
+    const { pid, steps } = await host.report;
+    const watchdogs = watchdogsOf(pid);
+    expect(watchdogs).toHaveLength(1);
+    const ended = await Promise.race([
+      host.stdoutEnded.then(() => true),
+      new Promise<boolean>((r) => setTimeout(() => r(false), 20_000)),
+    ]);
+    expect(ended).toBe(true);
+    expect(isRunning(pid)).toBe(true);
+    expect(isRunning(watchdogs[0]!)).toBe(true);
+    process.kill(pid, "SIGKILL");
+    expect(await allGone(steps[0]!)).toBe(true);
+  });
+
+  it("cleanup: false leaves the step running after the host is SIGKILLed", async () => {
+    // The cleanup step in the same host is the event to wait for: once its
+    // sleeps are gone the watchdog has acted, and the other step must still run.
+    const host = startHost(
+      [{ body: THREE_SLEEPS, cleanup: false }, { body: THREE_SLEEPS }],
+      "wait",
+    );
+    const { pid, steps } = await host.report;
+    process.kill(pid, "SIGKILL");
+    await host.exited;
+    expect(await allGone(steps[1]!)).toBe(true);
+    expect(steps[0]!.every((p) => isRunning(p))).toBe(true);
+    // afterEach kills them.
+  });
+
+  it("a grandchild that calls setsid leaves the group and survives (the documented limit)", async () => {
+    const host = startHost([{ body: "setsid sleep 1000 & mark $!; sleep 1000 & mark $!" }], "wait");
+    const { pid, steps } = await host.report;
+    // `setsid CMD &` forks (bash's background child is a group member), so setsid
+    // itself execs sleep in a new session: the pid bash printed is that sleep.
+    const [escaped, member, bash] = steps[0]!;
+    process.kill(pid, "SIGKILL");
+    await host.exited;
+    expect(await allGone([member!, bash!])).toBe(true);
+    expect(isRunning(escaped!)).toBe(true);
+    // afterEach kills it.
+  });
+
+  it("a watchdog killed while the host lives is replaced; the new one knows every group", async () => {
+    const host = startHost([{ body: THREE_SLEEPS }], "wait");
+    const { pid, steps } = await host.report;
+    const [first] = watchdogsOf(pid);
+    expect(first).toBeDefined();
+    process.kill(first!, "SIGKILL");
+    expect(await allGone([first!])).toBe(true);
+    // The host starts another step on SIGWINCH: its registration meets the dead
+    // watchdog (native: EPIPE) and a new one starts (on the fallback the old
+    // one's exit event already started it).
+    process.kill(pid, "SIGWINCH");
+    const replaced = await eventually(() => {
+      const now = watchdogsOf(pid);
+      return now.length === 1 && now[0] !== first;
+    });
+    expect(replaced).toBe(true);
+    process.kill(pid, "SIGKILL");
+    await host.exited;
+    expect(await allGone(steps[0]!)).toBe(true);
+  });
+});
+
+/** Runs `source` (an ES module; DIST is the library's URL) as a host and returns its exit and report. */
+function startScript(source: string): Host {
+  const file = join(dir, `script-${Math.random().toString(36).slice(2)}.mjs`);
+  writeFileSync(file, source.replaceAll("DIST", JSON.stringify(dist)));
+  const child = spawn(process.execPath, [file], { stdio: ["ignore", "pipe", "pipe"] });
+  if (child.pid !== undefined) started.push(child.pid);
+  let out = "";
+  let err = "";
+  child.stderr!.on("data", (chunk: Buffer) => {
+    err += chunk.toString();
+  });
+  const report = new Promise<{ pid: number; steps: number[][] }>((resolvePromise, reject) => {
+    child.stdout!.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      const line = out.split("\n").find((l) => l.startsWith("REPORT "));
+      if (line !== undefined) resolvePromise(JSON.parse(line.slice(7)));
+    });
+    child.once("exit", () => setImmediate(() => reject(new Error(`host ended early: ${err}`))));
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    child.once("exit", (code, signal) => r({ code, signal })),
+  );
+  const stdoutEnded = new Promise<void>((r) => child.stdout!.once("end", () => r()));
+  return { child, report, exited, stdoutEnded };
+}
+
+describe("spawn's cleanup option", () => {
+  it("a worker thread that ends takes its cleanup children along; others keep running", async () => {
+    const host = startScript(`
+      import { Worker } from "node:worker_threads";
+      const worker = new Worker(\`
+        const { parentPort } = require("node:worker_threads");
+        import(\${JSON.stringify(DIST)}).then(({ spawn }) => {
+          const start = (cleanup) => new Promise((resolve) => {
+            const p = spawn("/bin/sh", ["-c", "sleep 1000 & echo $!; wait"], {
+              cleanup, processGroup: true, stdio: ["ignore", "pipe", "ignore"], reject: false,
+            });
+            p.stdout.once("data", (d) => resolve([p.pid, Number(String(d).trim())]));
+          });
+          Promise.all([start(true), start(false)]).then((pids) => parentPort.postMessage(pids));
+        });
+      \`, { eval: true });
+      const [guarded, free] = await new Promise((r) => worker.once("message", r));
+      console.log("REPORT " + JSON.stringify({ pid: process.pid, steps: [guarded, free] }));
+      await worker.terminate();
+      setInterval(() => {}, 1000);
+    `);
+    const { pid, steps } = await host.report;
+    started.push(...steps.flat());
+    const [guarded, free] = steps as [number[], number[]];
+    expect(await allGone(guarded)).toBe(true);
+    expect(isRunning(pid)).toBe(true);
+    expect(free.every((p) => isRunning(p))).toBe(true);
+    process.kill(pid, "SIGKILL");
+    await host.exited;
+  });
+
+  // Steering a new process onto a reaped leader's pid needs ns_last_pid (root).
+  const steerable = (() => {
+    try {
+      accessSync("/proc/sys/kernel/ns_last_pid", constants.W_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+
+  it.runIf(steerable)(
+    "a group is released before its leader is reaped: a stranger given the old id survives the host's death",
+    async () => {
+      const host = startScript(`
+        const { spawn } = await import(DIST);
+        const run = await spawn("/bin/true", [], { cleanup: true });
+        console.log("REPORT " + JSON.stringify({ pid: process.pid, steps: [[run.pid]] }));
+        setInterval(() => {}, 1000);
+      `);
+      const { pid, steps } = await host.report;
+      const leader = steps[0]![0]!;
+      const [watchdog] = watchdogsOf(pid);
+      expect(watchdog).toBeDefined();
+      // A stranger (its own session and group, like any daemon) gets the reaped leader's id.
+      let stranger: ChildProcess | undefined;
+      for (let attempt = 0; attempt < 200 && stranger === undefined; attempt++) {
+        writeFileSync("/proc/sys/kernel/ns_last_pid", String(leader - 1));
+        const candidate = spawn("/bin/sleep", ["1000"], { detached: true, stdio: "ignore" });
+        if (candidate.pid !== undefined) started.push(candidate.pid);
+        if (candidate.pid === leader) stranger = candidate;
+        else candidate.kill("SIGKILL");
+      }
+      expect(stranger?.pid).toBe(leader);
+      process.kill(pid, "SIGKILL");
+      await host.exited;
+      // The watchdog exits only after its kill loop: then the stranger must still run.
+      expect(await allGone([watchdog!])).toBe(true);
+      expect(isRunning(leader)).toBe(true);
+      stranger!.kill("SIGKILL");
+    },
+  );
+});
