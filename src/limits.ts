@@ -18,6 +18,13 @@ import {
 } from "./env-input.js";
 import { displayName, InvalidEnvError } from "./errors.js";
 import { type NativeBinding, nativeBinding, nativeStatus, type RawProbedValue } from "./native.js";
+import {
+  type HeadReader,
+  maxShebangBytes,
+  readHead,
+  shebangBytes,
+  shebangChain,
+} from "./shebang.js";
 
 export { envPairBytes } from "./env-input.js";
 
@@ -171,6 +178,16 @@ export interface ExecFootprint {
   readonly envBytes: number;
   readonly filenameBytes: number;
   readonly pointerBytes: number;
+  /** Bytes the kernel's `#!` loader adds at its peak (0 for a binary, or when not read). */
+  readonly scriptBytes: number;
+  /**
+   * The `#!` interpreters the kernel would load, outermost first, each with its
+   * optional single argument. Empty for a binary, and when the file was not read
+   * because even the longest possible `#!` lines would fit (see `scriptChecked`).
+   */
+  readonly interpreters: readonly { readonly path: string; readonly arg: string | null }[];
+  /** Whether the file's first line was read (only when a script could cross the limit). */
+  readonly scriptChecked: boolean;
   /** footprint − limit when positive, else 0. */
   readonly overBy: number;
   /** Every string over maxArgStrlen, in argv then env order. */
@@ -196,8 +213,11 @@ function argBytes(arg: unknown, index: number): number {
 
 /**
  * Applies the exact kernel model to `file`, the full argv (argv[0] included)
- * and the child's whole environment. Pure given `limits` (default: probed).
- * Throws InvalidEnvError for input execve could not take; never echoes values.
+ * and the child's whole environment. Pure given `limits` (default: probed),
+ * except that a file whose `#!` line could decide the verdict has its first
+ * 256 bytes read (a relative interpreter path resolves against the current
+ * directory). Throws InvalidEnvError for input execve could not take; never
+ * echoes values.
  */
 export function execFits(
   file: string,
@@ -218,17 +238,23 @@ export function execFits(
 /**
  * execFits for an environment already validated by envEntries (spawn has
  * one): the same model without validating or measuring the entries again.
+ * `cwd` is the child's directory (for relative paths in `#!` lines); `read`
+ * reads a file's head (tests pass their own).
  */
 export function footprintOf(
   file: string,
   argv: ReadonlyArray<string | Buffer>,
   entries: readonly EnvEntry[],
   limits: Pick<Limits, "execLimit" | "maxArgStrlen"> = probeLimits(),
+  cwd: string = process.cwd(),
+  read: HeadReader = readHead,
 ): ExecFootprint {
   const oversized: OversizedString[] = [];
   let argvBytes = 0;
+  let argv0Bytes = 0;
   argv.forEach((arg, index) => {
     const bytes = argBytes(arg, index);
+    if (index === 0) argv0Bytes = bytes;
     argvBytes += bytes;
     if (bytes > limits.maxArgStrlen) oversized.push({ kind: "argv", index, bytes });
   });
@@ -241,7 +267,16 @@ export function footprintOf(
   }
   const filenameBytes = Buffer.byteLength(file, "utf8") + 1;
   const pointerBytes = POINTER_BYTES * (Math.max(argv.length, 1) + entries.length);
-  const footprint = argvBytes + envBytes + filenameBytes + pointerBytes;
+  const plain = argvBytes + envBytes + filenameBytes + pointerBytes;
+  // The binary case costs nothing more: the file is read only when the plain
+  // image fits and the longest possible #! chain would not.
+  // With no argv the kernel supplies "" as argv[0] and frees it again: 0 here.
+  const scriptChecked =
+    plain <= limits.execLimit &&
+    plain + maxShebangBytes(filenameBytes, argv0Bytes) > limits.execLimit;
+  const chain = scriptChecked ? shebangChain(file, cwd, read) : [];
+  const scriptBytes = Math.max(0, shebangBytes(chain, filenameBytes, argv0Bytes));
+  const footprint = plain + scriptBytes;
   return {
     fits: footprint <= limits.execLimit && oversized.length === 0,
     footprint,
@@ -251,6 +286,12 @@ export function footprintOf(
     envBytes,
     filenameBytes,
     pointerBytes,
+    scriptBytes,
+    interpreters: chain.map((line) => ({
+      path: line.interpreter.toString("utf8"),
+      arg: line.arg === null ? null : line.arg.toString("utf8"),
+    })),
+    scriptChecked,
     overBy: Math.max(0, footprint - limits.execLimit),
     oversized,
   };

@@ -109,7 +109,7 @@ export function spawn(
   } catch (error) {
     return failedBeforeStart(error);
   }
-  const fit = footprintOf(resolved, argv, entries);
+  const fit = footprintOf(resolved, argv, entries, undefined, cwd);
   if (!fit.fits) {
     return failedBeforeStart(
       new SpawnError(resolved, fit, offenders(argv, entries, fit.oversized)),
