@@ -157,6 +157,27 @@ export function probeLimits(options: { refresh?: boolean } = {}): Limits {
   return cachedLimits;
 }
 
+/**
+ * Throws TypeError unless `value` is undefined or limits a caller may plan
+ * against: `execLimit` and `maxArgStrlen` positive integers.
+ */
+export function assertLimitsOption(value: unknown, where: string): void {
+  if (value === undefined) return;
+  const limits = value as Partial<Record<"execLimit" | "maxArgStrlen", unknown>> | null;
+  if (
+    limits === null ||
+    typeof limits !== "object" ||
+    !Number.isSafeInteger(limits.execLimit) ||
+    !Number.isSafeInteger(limits.maxArgStrlen) ||
+    (limits.execLimit as number) <= 0 ||
+    (limits.maxArgStrlen as number) <= 0
+  ) {
+    throw new TypeError(
+      `${where}: options.limits must have positive integer execLimit and maxArgStrlen`,
+    );
+  }
+}
+
 /** Bytes an environment may take when argv is not yet known. See `probeLimits()`. */
 export function envByteBudget(): number {
   return probeLimits().envBudget;

@@ -7,7 +7,7 @@
  * engine — or, when the addon is off, on the child_process fallback.
  */
 import { Buffer } from "node:buffer";
-import { existsSync } from "node:fs";
+import { accessSync, constants as fsConstants, statSync } from "node:fs";
 import { constants } from "node:os";
 import { resolve } from "node:path";
 import { envEntries, toEnvp } from "../env-input.js";
@@ -90,7 +90,9 @@ export function spawn(
   args: ReadonlyArray<string | Buffer> = [],
   options?: SpawnOptions,
 ): Subprocess {
-  if (typeof file !== "string") throw new TypeError("spawn: file must be a string");
+  if (typeof file !== "string" || file.includes("\0")) {
+    throw new TypeError("spawn: file must be a string without NUL");
+  }
   if (!Array.isArray(args)) throw new TypeError("spawn: args must be an array");
   for (const [i, arg] of args.entries()) {
     if (typeof arg !== "string" && !Buffer.isBuffer(arg)) {
@@ -130,10 +132,13 @@ export function spawn(
   const startEngine: Engine = {
     native: engine.native,
     start(req, onExit, onOverflow) {
+      // The fallback reports exec failures through onExit, the native engine by throwing.
+      const explained: typeof onExit = (exit) =>
+        onExit(exit instanceof Error ? (explainCwd(exit, cwd) as Error) : exit);
       try {
-        return engine.start(req, onExit, onOverflow);
+        return engine.start(req, explained, onOverflow);
       } catch (error) {
-        throw explainChdir(error, cwd);
+        throw explainCwd(error, cwd);
       }
     },
   };
@@ -167,14 +172,27 @@ function captureRequest(
   return { slots: out && err ? STDOUT_AND_STDERR : out ? STDOUT : STDERR, maxBuffer };
 }
 
-/** posix_spawn reports a missing cwd as ENOENT, like a missing file: say which one it was. */
-function explainChdir(error: unknown, cwd: string | undefined): unknown {
+/**
+ * posix_spawn and child_process report a cwd that cannot be entered as if the
+ * file were at fault (ENOENT / ENOTDIR / EACCES naming the file, or nothing).
+ * When the cwd is the cause, say so: syscall "chdir", path the cwd, the
+ * kernel's own errno for it (stat's, ENOTDIR for a non-directory, EACCES
+ * without search permission), the original error as `cause`.
+ */
+function explainCwd(error: unknown, cwd: string | undefined): unknown {
   const code = (error as { code?: unknown } | null)?.code;
   if (cwd === undefined || (code !== "ENOENT" && code !== "ENOTDIR" && code !== "EACCES")) {
     return error;
   }
-  if (existsSync(cwd)) return error;
-  const chdir = systemError(constants.errno.ENOENT, "chdir", cwd);
+  let errno: number | undefined;
+  try {
+    if (!statSync(cwd).isDirectory()) errno = constants.errno.ENOTDIR;
+    else accessSync(cwd, fsConstants.X_OK);
+  } catch (failure) {
+    errno ??= (failure as { errno?: number }).errno ?? constants.errno.ENOENT;
+  }
+  if (errno === undefined) return error;
+  const chdir = systemError(errno, "chdir", cwd);
   chdir.cause = error;
   return chdir;
 }

@@ -13,11 +13,12 @@ import { Buffer } from "node:buffer";
 import { boundedEnv } from "../env/bounded-env.js";
 import { inheritedNames, type LayeredEnv } from "../env/layers.js";
 import { InvalidEnvError, type SizedName } from "../errors.js";
-import { type Limits, probeLimits } from "../limits.js";
+import { assertKnownOptions, knownKeys } from "../known-options.js";
+import { assertLimitsOption, type Limits, probeLimits } from "../limits.js";
 import type { Logger } from "../log.js";
 import { resolveFile } from "../spawn/resolve-file.js";
 import { spawn } from "../spawn/spawn.js";
-import type { SpawnOptions } from "../spawn/spawn-options.js";
+import { SPAWN_OPTION_KEYS, type SpawnOptions } from "../spawn/spawn-options.js";
 import type { Subprocess } from "../spawn/subprocess.js";
 
 export interface RuntimeSpawnHost {
@@ -43,6 +44,14 @@ export interface RuntimeSpawnOptions extends Omit<SpawnOptions, "env" | "path"> 
   readonly onTrim?: (dropped: readonly SizedName[]) => void;
 }
 
+/** runtime.spawn's keys: its own, and spawn's except `env` and `path` (the runtime decides both). */
+export const RUNTIME_SPAWN_OPTION_KEYS: ReadonlySet<string> = knownKeys<
+  Omit<RuntimeSpawnOptions, keyof SpawnOptions>
+>(
+  { context: true, extra: true, correlationId: true, limits: true, onTrim: true },
+  new Set([...SPAWN_OPTION_KEYS].filter((key) => key !== "env" && key !== "path")),
+);
+
 /** Throws InvalidEnvError naming each argv string over the per-string limit (index and size). */
 export function assertArgvStrings(argv: readonly string[], maxArgStrlen: number): void {
   const over = argv
@@ -63,6 +72,14 @@ export function runtimeSpawn(
   args: readonly string[],
   options: RuntimeSpawnOptions = {},
 ): Subprocess {
+  if (options === null || typeof options !== "object") {
+    throw new TypeError("runtime.spawn: options must be an object");
+  }
+  assertKnownOptions(options, RUNTIME_SPAWN_OPTION_KEYS, "runtime.spawn");
+  if (options.onTrim !== undefined && typeof options.onTrim !== "function") {
+    throw new TypeError("runtime.spawn: options.onTrim must be a function");
+  }
+  assertLimitsOption(options.limits, "runtime.spawn");
   const { context, extra, correlationId, limits: given, onTrim, ...spawnOptions } = options;
   const limits = given ?? probeLimits();
   const argv0 = typeof spawnOptions.argv0 === "string" ? spawnOptions.argv0 : file;
