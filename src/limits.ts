@@ -18,13 +18,7 @@ import {
 } from "./env-input.js";
 import { displayName, InvalidEnvError } from "./errors.js";
 import { type NativeBinding, nativeBinding, nativeStatus, type RawProbedValue } from "./native.js";
-import {
-  type HeadReader,
-  maxShebangBytes,
-  readHead,
-  shebangBytes,
-  shebangChain,
-} from "./shebang.js";
+import { type HeadReader, readHead, type ShebangLine, shebangCost } from "./shebang.js";
 
 export { envPairBytes } from "./env-input.js";
 
@@ -290,13 +284,16 @@ export function footprintOf(
   const pointerBytes = POINTER_BYTES * (Math.max(argv.length, 1) + entries.length);
   const plain = argvBytes + envBytes + filenameBytes + pointerBytes;
   // The binary case costs nothing more: the file is read only when the plain
-  // image fits and the longest possible #! chain would not.
-  // With no argv the kernel supplies "" as argv[0] and frees it again: 0 here.
-  const scriptChecked =
-    plain <= limits.execLimit &&
-    plain + maxShebangBytes(filenameBytes, argv0Bytes) > limits.execLimit;
-  const chain = scriptChecked ? shebangChain(file, cwd, read) : [];
-  const scriptBytes = Math.max(0, shebangBytes(chain, filenameBytes, argv0Bytes));
+  // image fits and the longest possible #! chain would not. With no argv the
+  // kernel supplies "" as argv[0] and frees it again: 0 here.
+  const script = shebangCost(
+    file,
+    cwd,
+    { plain, filenameBytes, argv0Bytes },
+    limits.execLimit,
+    read,
+  );
+  const scriptBytes = script.bytes;
   const footprint = plain + scriptBytes;
   return {
     fits: footprint <= limits.execLimit && oversized.length === 0,
@@ -308,11 +305,11 @@ export function footprintOf(
     filenameBytes,
     pointerBytes,
     scriptBytes,
-    interpreters: chain.map((line) => ({
+    interpreters: script.chain.map((line: ShebangLine) => ({
       path: line.interpreter.toString("utf8"),
       arg: line.arg === null ? null : line.arg.toString("utf8"),
     })),
-    scriptChecked,
+    scriptChecked: script.checked,
     overBy: Math.max(0, footprint - limits.execLimit),
     oversized,
   };

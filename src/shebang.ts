@@ -169,3 +169,37 @@ export function shebangBytes(
 export function maxShebangBytes(filenameBytes: number, argv0Bytes: number): number {
   return filenameBytes - argv0Bytes + MAX_SCRIPT_DEPTH * MAX_SHEBANG_BYTES;
 }
+
+/** What a `#!` rewrite adds to one exec, and whether the file was read to know. */
+export interface ShebangCost {
+  readonly chain: readonly ShebangLine[];
+  /** Bytes the rewrite adds at its peak over the plain image (never negative). */
+  readonly bytes: number;
+  readonly checked: boolean;
+}
+
+const NOT_READ: ShebangCost = Object.freeze({ chain: Object.freeze([]), bytes: 0, checked: false });
+
+/**
+ * The `#!` cost of an exec whose plain (binary) footprint is `plain`. Reads
+ * the file only when that matters: the plain image fits `limit` but the
+ * longest possible rewrite would not. Otherwise returns at once, with no I/O.
+ */
+export function shebangCost(
+  file: string,
+  cwd: string,
+  sizes: { readonly plain: number; readonly filenameBytes: number; readonly argv0Bytes: number },
+  limit: number,
+  read: HeadReader = readHead,
+): ShebangCost {
+  const { plain, filenameBytes, argv0Bytes } = sizes;
+  if (plain > limit || plain + maxShebangBytes(filenameBytes, argv0Bytes) <= limit) {
+    return NOT_READ;
+  }
+  const chain = shebangChain(file, cwd, read);
+  return {
+    chain,
+    bytes: Math.max(0, shebangBytes(chain, filenameBytes, argv0Bytes)),
+    checked: true,
+  };
+}
