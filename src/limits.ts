@@ -18,7 +18,14 @@ import {
 } from "./env-input.js";
 import { displayName, InvalidEnvError } from "./errors.js";
 import { type NativeBinding, nativeBinding, nativeStatus, type RawProbedValue } from "./native.js";
-import { type HeadReader, readHead, type ShebangLine, shebangCost } from "./shebang.js";
+import {
+  type HeadReader,
+  readHead,
+  SHEBANG_NOT_READ,
+  type ShebangLine,
+  shebangCost,
+  shebangMayMatter,
+} from "./shebang.js";
 
 export { envPairBytes } from "./env-input.js";
 
@@ -250,6 +257,16 @@ export function execFits(
   return footprintOf(file, argv, envEntries(env, "execFits"), limits);
 }
 
+type Interpreter = ExecFootprint["interpreters"][number];
+const NO_INTERPRETERS: readonly Interpreter[] = Object.freeze([]);
+
+function interpreterOf(line: ShebangLine): Interpreter {
+  return {
+    path: line.interpreter.toString("utf8"),
+    arg: line.arg === null ? null : line.arg.toString("utf8"),
+  };
+}
+
 /**
  * execFits for an environment already validated by envEntries (spawn has
  * one): the same model without validating or measuring the entries again.
@@ -286,13 +303,9 @@ export function footprintOf(
   // The binary case costs nothing more: the file is read only when the plain
   // image fits and the longest possible #! chain would not. With no argv the
   // kernel supplies "" as argv[0] and frees it again: 0 here.
-  const script = shebangCost(
-    file,
-    cwd,
-    { plain, filenameBytes, argv0Bytes },
-    limits.execLimit,
-    read,
-  );
+  const script = shebangMayMatter(plain, filenameBytes, argv0Bytes, limits.execLimit)
+    ? shebangCost(file, cwd, { plain, filenameBytes, argv0Bytes }, limits.execLimit, read)
+    : SHEBANG_NOT_READ;
   const scriptBytes = script.bytes;
   const footprint = plain + scriptBytes;
   return {
@@ -305,10 +318,7 @@ export function footprintOf(
     filenameBytes,
     pointerBytes,
     scriptBytes,
-    interpreters: script.chain.map((line: ShebangLine) => ({
-      path: line.interpreter.toString("utf8"),
-      arg: line.arg === null ? null : line.arg.toString("utf8"),
-    })),
+    interpreters: script.chain.length === 0 ? NO_INTERPRETERS : script.chain.map(interpreterOf),
     scriptChecked: script.checked,
     overBy: Math.max(0, footprint - limits.execLimit),
     oversized,

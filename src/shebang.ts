@@ -178,12 +178,30 @@ export interface ShebangCost {
   readonly checked: boolean;
 }
 
-const NOT_READ: ShebangCost = Object.freeze({ chain: Object.freeze([]), bytes: 0, checked: false });
+/** The cost when the file was not read: nothing added, no chain. */
+export const SHEBANG_NOT_READ: ShebangCost = Object.freeze({
+  chain: Object.freeze([]),
+  bytes: 0,
+  checked: false,
+});
 
 /**
- * The `#!` cost of an exec whose plain (binary) footprint is `plain`. Reads
- * the file only when that matters: the plain image fits `limit` but the
- * longest possible rewrite would not. Otherwise returns at once, with no I/O.
+ * Pure: whether a `#!` line could change the verdict for an exec whose plain
+ * (binary) footprint is `plain`: it fits `limit`, but the longest possible
+ * rewrite would not. Only then is the file worth reading.
+ */
+export function shebangMayMatter(
+  plain: number,
+  filenameBytes: number,
+  argv0Bytes: number,
+  limit: number,
+): boolean {
+  return plain <= limit && plain + maxShebangBytes(filenameBytes, argv0Bytes) > limit;
+}
+
+/**
+ * The `#!` cost of an exec whose plain footprint is `plain`: reads the file
+ * only when shebangMayMatter; otherwise returns SHEBANG_NOT_READ, with no I/O.
  */
 export function shebangCost(
   file: string,
@@ -193,9 +211,7 @@ export function shebangCost(
   read: HeadReader = readHead,
 ): ShebangCost {
   const { plain, filenameBytes, argv0Bytes } = sizes;
-  if (plain > limit || plain + maxShebangBytes(filenameBytes, argv0Bytes) <= limit) {
-    return NOT_READ;
-  }
+  if (!shebangMayMatter(plain, filenameBytes, argv0Bytes, limit)) return SHEBANG_NOT_READ;
   const chain = shebangChain(file, cwd, read);
   return {
     chain,
