@@ -120,6 +120,13 @@ export const RUNTIME_OPTION_KEYS = knownKeys<RuntimeOptions>({
   correlationId: true,
   correlationName: true,
 });
+/** The keys runtime.buildEnv accepts. */
+export const BUILD_ENV_OPTION_KEYS = knownKeys<BuildEnvOptions>({
+  context: true,
+  stepValues: true,
+  extra: true,
+  correlationId: true,
+});
 const DENYLIST_KEYS = knownKeys<DenylistAdditions>({ names: true, prefixes: true, suffixes: true });
 const PROTECTED_KEYS = knownKeys<NonNullable<RuntimeOptions["protected"]>>({
   names: true,
@@ -310,6 +317,10 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   });
 
   const buildEnv = (build: BuildEnvOptions = {}): LayeredEnv => {
+    if (build === null || typeof build !== "object") {
+      throw new TypeError("buildEnv: options must be an object");
+    }
+    assertKnownOptions(build, BUILD_ENV_OPTION_KEYS, "buildEnv");
     const stepValues = build.stepValues;
     if (stepValues !== undefined && !(stepValues instanceof Map)) {
       throw new TypeError("stepValues must be a Map of name to value");

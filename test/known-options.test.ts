@@ -10,7 +10,7 @@ import { Buffer } from "node:buffer";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { assertKnownOptions, knownKeys } from "../src/known-options.js";
-import { createRuntime, RUNTIME_OPTION_KEYS } from "../src/runtime.js";
+import { BUILD_ENV_OPTION_KEYS, createRuntime, RUNTIME_OPTION_KEYS } from "../src/runtime.js";
 import { spawn } from "../src/spawn/spawn.js";
 import { normalizeOptions, SPAWN_OPTION_KEYS } from "../src/spawn/spawn-options.js";
 
@@ -114,6 +114,15 @@ describe("createRuntime", () => {
 
 describe("runtime.spawn and runtime.bash", () => {
   const runtime = createRuntime({ parentEnv: { PATH: "/usr/bin:/bin" } });
+
+  it("buildEnv knows exactly the options docs/runtime.md describes, and no other", () => {
+    expect(new Set(BUILD_ENV_OPTION_KEYS)).toEqual(
+      documentedOptions("runtime.md", "## `runtime.buildEnv(options?)`"),
+    );
+    expect(() => runtime.buildEnv({ values: {} } as never)).toThrow(
+      new TypeError('buildEnv: unknown option "values"'),
+    );
+  });
 
   it.each([...UNKNOWN, "env", "path"])("runtime.spawn throws a TypeError naming %s", (key) => {
     expect(() => runtime.spawn("/bin/true", [], { [key]: {} } as never)).toThrow(
