@@ -5,6 +5,7 @@
  *   limit L = max(min(RLIMIT_STACK / 4, 6 MiB), 128 KiB)   (unlimited stack → 6 MiB)
  *   execve fits iff Σ(argv strlen+1) + Σ(envp strlen+1) + strlen(file)+1
  *                   + 8 × (max(argc, 1) + envc) ≤ L
+ *   (an empty argv counts as [""]: the kernel supplies that argv[0])
  *   and every argv/envp string, NUL included, is ≤ MAX_ARG_STRLEN (32 pages).
  * Sizes are UTF-8 bytes of what the child receives.
  */
@@ -297,12 +298,14 @@ export function footprintOf(
       oversized.push({ kind: "env", name: displayName(entry.name), bytes: entry.bytes });
     }
   }
+  // With no argv the kernel supplies "" as argv[0] (Linux 5.18+): one byte, and
+  // the pointer counted by max(argc, 1). A #! rewrite frees it like any argv[0].
+  if (argv.length === 0) argvBytes = argv0Bytes = 1;
   const filenameBytes = Buffer.byteLength(file, "utf8") + 1;
   const pointerBytes = POINTER_BYTES * (Math.max(argv.length, 1) + entries.length);
   const plain = argvBytes + envBytes + filenameBytes + pointerBytes;
   // The binary case costs nothing more: the file is read only when the plain
-  // image fits and the longest possible #! chain would not. With no argv the
-  // kernel supplies "" as argv[0] and frees it again: 0 here.
+  // image fits and the longest possible #! chain would not.
   const script = shebangMayMatter(plain, filenameBytes, argv0Bytes, limits.execLimit)
     ? shebangCost(file, cwd, { plain, filenameBytes, argv0Bytes }, limits.execLimit, read)
     : SHEBANG_NOT_READ;
