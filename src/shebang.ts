@@ -13,7 +13,7 @@
  * interpreter. The kernel allows five such levels before ELOOP.
  */
 import { Buffer } from "node:buffer";
-import { closeSync, openSync, readSync } from "node:fs";
+import { closeSync, constants as fsConstants, fstatSync, openSync, readSync } from "node:fs";
 
 /** Bytes of a file the kernel looks at to choose its loader (include/uapi/linux/binfmts.h). */
 export const BINPRM_BUF_SIZE = 256;
@@ -97,15 +97,20 @@ export function parseShebang(head: Uint8Array): ShebangLine | null {
 /** Reads up to BINPRM_BUF_SIZE bytes of a file; null when it cannot be read. */
 export type HeadReader = (path: Buffer) => Uint8Array | null;
 
-/** The default HeadReader: one open, one read, one close; any failure is null. */
+/**
+ * The default HeadReader: one open, one fstat, one read, one close; any
+ * failure is null. Only a regular file is read (the kernel execs nothing
+ * else), and the open does not wait: a FIFO never blocks the caller.
+ */
 export function readHead(path: Buffer): Uint8Array | null {
   let fd: number;
   try {
-    fd = openSync(path, "r");
+    fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
   } catch {
     return null;
   }
   try {
+    if (!fstatSync(fd).isFile()) return null;
     const buf = Buffer.alloc(BINPRM_BUF_SIZE);
     const read = readSync(fd, buf, 0, BINPRM_BUF_SIZE, 0);
     return buf.subarray(0, read);

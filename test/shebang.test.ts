@@ -5,13 +5,18 @@
  * reach cheaply (CR, NUL, no newline, unreadable files, loops).
  */
 import { Buffer } from "node:buffer";
-import { describe, expect, it } from "vitest";
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
 import { envEntries } from "../src/env-input.js";
 import { footprintOf } from "../src/limits.js";
 import {
   MAX_SCRIPT_DEPTH,
   MAX_SHEBANG_BYTES,
   parseShebang,
+  readHead,
   shebangBytes,
   shebangChain,
 } from "../src/shebang.js";
@@ -79,6 +84,39 @@ function files(heads: Record<string, string>) {
   };
   return { read, reads };
 }
+
+describe("readHead", () => {
+  const dir = mkdtempSync(join(tmpdir(), "exactspawn-readhead-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("reads the first 256 bytes of a regular file", () => {
+    const file = join(dir, "script");
+    writeFileSync(file, `#!/bin/sh\n${"x".repeat(1000)}`);
+    expect(readHead(Buffer.from(file))).toEqual(readFileSync(file).subarray(0, 256));
+  });
+
+  // Without O_NONBLOCK the open waits for a writer forever (seen: the child is
+  // killed by the timeout), so the FIFO is tried in a child process.
+  it("returns null for a FIFO at once, and for a directory or a missing file", () => {
+    const fifo = join(dir, "fifo");
+    execFileSync("mkfifo", [fifo]);
+    const module = new URL("../dist/shebang.js", import.meta.url).href;
+    const probe = spawnSync(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `import { readHead } from ${JSON.stringify(module)};
+         process.stdout.write(String(readHead(Buffer.from(process.argv[1]))));`,
+        fifo,
+      ],
+      { encoding: "utf8", timeout: 10_000 },
+    );
+    expect(probe).toMatchObject({ status: 0, stdout: "null" });
+    expect(readHead(Buffer.from(dir))).toBeNull();
+    expect(readHead(Buffer.from(join(dir, "missing")))).toBeNull();
+  });
+});
 
 describe("shebangChain", () => {
   it("follows interpreters, resolving relative ones against the child's cwd", () => {
