@@ -5,6 +5,7 @@
  *   limit L = max(min(RLIMIT_STACK / 4, 6 MiB), 128 KiB)   (unlimited stack → 6 MiB)
  *   execve fits iff Σ(argv strlen+1) + Σ(envp strlen+1) + strlen(file)+1
  *                   + 8 × (max(argc, 1) + envc) ≤ L
+ *   (an empty argv counts as [""]: the kernel supplies that argv[0])
  *   and every argv/envp string, NUL included, is ≤ MAX_ARG_STRLEN (32 pages).
  * Sizes are UTF-8 bytes of what the child receives.
  */
@@ -18,6 +19,14 @@ import {
 } from "./env-input.js";
 import { displayName, InvalidEnvError } from "./errors.js";
 import { type NativeBinding, nativeBinding, nativeStatus, type RawProbedValue } from "./native.js";
+import {
+  type HeadReader,
+  readHead,
+  SHEBANG_NOT_READ,
+  type ShebangLine,
+  shebangCost,
+  shebangMayMatter,
+} from "./shebang.js";
 
 export { envPairBytes } from "./env-input.js";
 
@@ -150,6 +159,27 @@ export function probeLimits(options: { refresh?: boolean } = {}): Limits {
   return cachedLimits;
 }
 
+/**
+ * Throws TypeError unless `value` is undefined or limits a caller may plan
+ * against: `execLimit` and `maxArgStrlen` positive integers.
+ */
+export function assertLimitsOption(value: unknown, where: string): void {
+  if (value === undefined) return;
+  const limits = value as Partial<Record<"execLimit" | "maxArgStrlen", unknown>> | null;
+  if (
+    limits === null ||
+    typeof limits !== "object" ||
+    !Number.isSafeInteger(limits.execLimit) ||
+    !Number.isSafeInteger(limits.maxArgStrlen) ||
+    (limits.execLimit as number) <= 0 ||
+    (limits.maxArgStrlen as number) <= 0
+  ) {
+    throw new TypeError(
+      `${where}: options.limits must have positive integer execLimit and maxArgStrlen`,
+    );
+  }
+}
+
 /** Bytes an environment may take when argv is not yet known. See `probeLimits()`. */
 export function envByteBudget(): number {
   return probeLimits().envBudget;
@@ -171,6 +201,16 @@ export interface ExecFootprint {
   readonly envBytes: number;
   readonly filenameBytes: number;
   readonly pointerBytes: number;
+  /** Bytes the kernel's `#!` loader adds at its peak (0 for a binary, or when not read). */
+  readonly scriptBytes: number;
+  /**
+   * The `#!` interpreters the kernel would load, outermost first, each with its
+   * optional single argument. Empty for a binary, and when the file was not read
+   * because even the longest possible `#!` lines would fit (see `scriptChecked`).
+   */
+  readonly interpreters: readonly { readonly path: string; readonly arg: string | null }[];
+  /** Whether the file's first line was read (only when a script could cross the limit). */
+  readonly scriptChecked: boolean;
   /** footprint − limit when positive, else 0. */
   readonly overBy: number;
   /** Every string over maxArgStrlen, in argv then env order. */
@@ -196,8 +236,11 @@ function argBytes(arg: unknown, index: number): number {
 
 /**
  * Applies the exact kernel model to `file`, the full argv (argv[0] included)
- * and the child's whole environment. Pure given `limits` (default: probed).
- * Throws InvalidEnvError for input execve could not take; never echoes values.
+ * and the child's whole environment. Pure given `limits` (default: probed),
+ * except that a file whose `#!` line could decide the verdict has its first
+ * 256 bytes read (a relative interpreter path resolves against the current
+ * directory). Throws InvalidEnvError for input execve could not take; never
+ * echoes values.
  */
 export function execFits(
   file: string,
@@ -215,20 +258,36 @@ export function execFits(
   return footprintOf(file, argv, envEntries(env, "execFits"), limits);
 }
 
+type Interpreter = ExecFootprint["interpreters"][number];
+const NO_INTERPRETERS: readonly Interpreter[] = Object.freeze([]);
+
+function interpreterOf(line: ShebangLine): Interpreter {
+  return {
+    path: line.interpreter.toString("utf8"),
+    arg: line.arg === null ? null : line.arg.toString("utf8"),
+  };
+}
+
 /**
  * execFits for an environment already validated by envEntries (spawn has
  * one): the same model without validating or measuring the entries again.
+ * `cwd` is the child's directory (for relative paths in `#!` lines); `read`
+ * reads a file's head (tests pass their own).
  */
 export function footprintOf(
   file: string,
   argv: ReadonlyArray<string | Buffer>,
   entries: readonly EnvEntry[],
   limits: Pick<Limits, "execLimit" | "maxArgStrlen"> = probeLimits(),
+  cwd: string = process.cwd(),
+  read: HeadReader = readHead,
 ): ExecFootprint {
   const oversized: OversizedString[] = [];
   let argvBytes = 0;
+  let argv0Bytes = 0;
   argv.forEach((arg, index) => {
     const bytes = argBytes(arg, index);
+    if (index === 0) argv0Bytes = bytes;
     argvBytes += bytes;
     if (bytes > limits.maxArgStrlen) oversized.push({ kind: "argv", index, bytes });
   });
@@ -239,9 +298,19 @@ export function footprintOf(
       oversized.push({ kind: "env", name: displayName(entry.name), bytes: entry.bytes });
     }
   }
+  // With no argv the kernel supplies "" as argv[0] (Linux 5.18+): one byte, and
+  // the pointer counted by max(argc, 1). A #! rewrite frees it like any argv[0].
+  if (argv.length === 0) argvBytes = argv0Bytes = 1;
   const filenameBytes = Buffer.byteLength(file, "utf8") + 1;
   const pointerBytes = POINTER_BYTES * (Math.max(argv.length, 1) + entries.length);
-  const footprint = argvBytes + envBytes + filenameBytes + pointerBytes;
+  const plain = argvBytes + envBytes + filenameBytes + pointerBytes;
+  // The binary case costs nothing more: the file is read only when the plain
+  // image fits and the longest possible #! chain would not.
+  const script = shebangMayMatter(plain, filenameBytes, argv0Bytes, limits.execLimit)
+    ? shebangCost(file, cwd, { plain, filenameBytes, argv0Bytes }, limits.execLimit, read)
+    : SHEBANG_NOT_READ;
+  const scriptBytes = script.bytes;
+  const footprint = plain + scriptBytes;
   return {
     fits: footprint <= limits.execLimit && oversized.length === 0,
     footprint,
@@ -251,6 +320,9 @@ export function footprintOf(
     envBytes,
     filenameBytes,
     pointerBytes,
+    scriptBytes,
+    interpreters: script.chain.length === 0 ? NO_INTERPRETERS : script.chain.map(interpreterOf),
+    scriptChecked: script.checked,
     overBy: Math.max(0, footprint - limits.execLimit),
     oversized,
   };

@@ -38,6 +38,7 @@ import {
 } from "./env/names.js";
 import { retiredFieldWarner } from "./env/retired-fields.js";
 import { compareNames } from "./errors.js";
+import { assertKnownOptions, knownKeys } from "./known-options.js";
 import type { Logger } from "./log.js";
 import type { KnownKeys, NoOptions, OutputOf, ResultOf } from "./spawn/output-type.js";
 import { normalizeSandbox, type SandboxOptions } from "./spawn/sandbox.js";
@@ -108,6 +109,70 @@ export interface RuntimeOptions {
    * `cleanup` overrides it. Default true.
    */
   readonly cleanup?: boolean;
+}
+
+/** The keys createRuntime accepts; any other key is a TypeError. One per line. */
+export const RUNTIME_OPTION_KEYS = knownKeys<RuntimeOptions>({
+  hostPrefix: true,
+  stepPrefix: true,
+  parentEnv: true,
+  allow: true,
+  block: true,
+  grants: true,
+  grantPrefixes: true,
+  sessionEnv: true,
+  overlay: true,
+  hostEnv: true,
+  denylist: true,
+  contextMode: true,
+  contextNamespace: true,
+  contextAllow: true,
+  protected: true,
+  caseInsensitive: true,
+  logger: true,
+  correlationId: true,
+  correlationName: true,
+  cleanup: true,
+  sandbox: true,
+});
+/** The keys runtime.buildEnv accepts. */
+export const BUILD_ENV_OPTION_KEYS = knownKeys<BuildEnvOptions>({
+  context: true,
+  stepValues: true,
+  extra: true,
+  correlationId: true,
+});
+const DENYLIST_KEYS = knownKeys<DenylistAdditions>({ names: true, prefixes: true, suffixes: true });
+const PROTECTED_KEYS = knownKeys<NonNullable<RuntimeOptions["protected"]>>({
+  names: true,
+  prefixes: true,
+});
+
+/** An optional nested option object: absent, or a plain object with known keys only. */
+function nestedOption(value: unknown, known: ReadonlySet<string>, label: string): void {
+  if (value === undefined) return;
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new TypeError(`createRuntime: options.${label} must be an object`);
+  }
+  assertKnownOptions(value, known, `createRuntime: options.${label}`);
+}
+
+/** Throws TypeError for an unknown key or a wrong-typed value no other check covers. */
+function validateRuntimeOptions(options: unknown): asserts options is RuntimeOptions {
+  if (options === null || typeof options !== "object") {
+    throw new TypeError("createRuntime: options must be an object");
+  }
+  assertKnownOptions(options, RUNTIME_OPTION_KEYS, "createRuntime");
+  const o = options as RuntimeOptions;
+  nestedOption(o.denylist, DENYLIST_KEYS, "denylist");
+  nestedOption(o.protected, PROTECTED_KEYS, "protected");
+  if (o.caseInsensitive !== undefined && typeof o.caseInsensitive !== "boolean") {
+    throw new TypeError("createRuntime: options.caseInsensitive must be a boolean");
+  }
+  const log = o.logger as { warn?: unknown } | undefined;
+  if (log !== undefined && (log === null || typeof log.warn !== "function")) {
+    throw new TypeError("createRuntime: options.logger must be a pino logger");
+  }
 }
 
 /** The validated, frozen configuration a runtime was built from. */
@@ -202,6 +267,7 @@ function correlationValue(value: unknown, label: string): string | undefined {
  * Logs (WARN, name and size) each parent variable too large to pass.
  */
 export function createRuntime(options: RuntimeOptions = {}): Runtime {
+  validateRuntimeOptions(options);
   const hostPrefix = prefixOption(options.hostPrefix, "hostPrefix", DEFAULT_HOST_PREFIX);
   const stepPrefix = prefixOption(options.stepPrefix, "stepPrefix", DEFAULT_STEP_PREFIX);
   const caseInsensitive = options.caseInsensitive === true;
@@ -289,6 +355,10 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   });
 
   const buildEnv = (build: BuildEnvOptions = {}): LayeredEnv => {
+    if (build === null || typeof build !== "object") {
+      throw new TypeError("buildEnv: options must be an object");
+    }
+    assertKnownOptions(build, BUILD_ENV_OPTION_KEYS, "buildEnv");
     const stepValues = build.stepValues;
     if (stepValues !== undefined && !(stepValues instanceof Map)) {
       throw new TypeError("stepValues must be a Map of name to value");

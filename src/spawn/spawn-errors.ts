@@ -53,7 +53,8 @@ export class SpawnError extends Error {
       `exec of ${file} does not fit the kernel's argument limits (would fail with E2BIG): ${head}; ` +
         `${single ? "offending" : "largest"}: ${offenders.map(describe).join(", ")}. ` +
         `Footprint ${fit.footprint} of ${fit.limit} bytes (argv ${fit.argvBytes}, env ${fit.envBytes}, ` +
-        `pointers ${fit.pointerBytes}, filename ${fit.filenameBytes}).`,
+        `pointers ${fit.pointerBytes}, filename ${fit.filenameBytes}` +
+        `${fit.scriptBytes > 0 ? `, #! interpreter line ${fit.scriptBytes}` : ""}).`,
     );
     this.file = file;
     this.footprint = fit.footprint;

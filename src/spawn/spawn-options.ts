@@ -4,6 +4,7 @@
  */
 import { Buffer } from "node:buffer";
 import type { EnvInput } from "../env-input.js";
+import { assertKnownOptions, knownKeys } from "../known-options.js";
 import type { StdioSlot } from "./engine.js";
 import {
   type ExecControlOptions,
@@ -28,7 +29,7 @@ export interface SpawnOptions extends ExecControlOptions {
   /** Per child fd: "pipe" | "ignore" | "inherit" | a parent fd. Default: ["ignore", "pipe", "pipe"] ("pipe" stdin when `input` is set). */
   stdio?: StdioSlot | readonly StdioSlot[];
   /** Written to the child's stdin, which is then closed. Forces stdin to "pipe". */
-  input?: string | Buffer;
+  input?: string | Uint8Array;
   /** How captured output is returned: a Buffer encoding or "buffer". Default "utf8". */
   encoding?: BufferEncoding | "buffer";
   /** Capture piped stdout/stderr into the result. Default true. */
@@ -59,6 +60,37 @@ export interface SpawnOptions extends ExecControlOptions {
   /** Keep the host alive until the child exits. Default true. */
   ref?: boolean;
 }
+
+/** The keys spawn accepts; any other key is a TypeError. One per line: add new options here. */
+export const SPAWN_OPTION_KEYS = knownKeys<SpawnOptions>({
+  env: true,
+  path: true,
+  cwd: true,
+  argv0: true,
+  stdio: true,
+  input: true,
+  encoding: true,
+  buffer: true,
+  maxBuffer: true,
+  timeout: true,
+  killSignal: true,
+  killGraceMs: true,
+  signal: true,
+  setsid: true,
+  processGroup: true,
+  cleanup: true,
+  reject: true,
+  ref: true,
+  uid: true,
+  gid: true,
+  groups: true,
+  umask: true,
+  rlimits: true,
+  nice: true,
+  noNewPrivileges: true,
+  parentDeathSignal: true,
+  sandbox: true,
+});
 
 export interface NormalizedOptions {
   readonly env: EnvInput;
@@ -129,17 +161,28 @@ function stdioSlots(value: unknown, hasInput: boolean): StdioSlot[] {
 export function normalizeOptions(options: SpawnOptions | undefined): NormalizedOptions {
   if (options === undefined) options = {};
   if (options === null || typeof options !== "object") fail("options must be an object");
+  assertKnownOptions(options, SPAWN_OPTION_KEYS, "spawn");
   const o = options;
-  if (o.path !== undefined && typeof o.path !== "string") fail("options.path must be a string");
-  if (o.cwd !== undefined && (typeof o.cwd !== "string" || o.cwd.length === 0)) {
-    fail("options.cwd must be a non-empty string");
+  if (o.path !== undefined && (typeof o.path !== "string" || o.path.includes("\0"))) {
+    fail("options.path must be a string without NUL");
+  }
+  if (
+    o.cwd !== undefined &&
+    (typeof o.cwd !== "string" || o.cwd.length === 0 || o.cwd.includes("\0"))
+  ) {
+    fail("options.cwd must be a non-empty string without NUL");
   }
   if (o.argv0 !== undefined && typeof o.argv0 !== "string" && !Buffer.isBuffer(o.argv0)) {
     fail("options.argv0 must be a string or Buffer");
   }
-  if (o.input !== undefined && typeof o.input !== "string" && !Buffer.isBuffer(o.input)) {
-    fail("options.input must be a string or Buffer");
+  if (o.input !== undefined && typeof o.input !== "string" && !(o.input instanceof Uint8Array)) {
+    fail("options.input must be a string or Uint8Array");
   }
+  // A Uint8Array is viewed as a Buffer (no copy), so the rest sees one type.
+  const input =
+    o.input instanceof Uint8Array && !Buffer.isBuffer(o.input)
+      ? Buffer.from(o.input.buffer, o.input.byteOffset, o.input.byteLength)
+      : o.input;
   const encoding = o.encoding ?? "utf8";
   if (encoding !== "buffer" && !Buffer.isEncoding(encoding)) fail("options.encoding is unknown");
   const maxBuffer = o.maxBuffer ?? DEFAULT_MAX_BUFFER;
@@ -163,8 +206,8 @@ export function normalizeOptions(options: SpawnOptions | undefined): NormalizedO
     path: o.path ?? process.env["PATH"],
     cwd: o.cwd,
     argv0: o.argv0,
-    stdio: stdioSlots(o.stdio, o.input !== undefined),
-    input: o.input,
+    stdio: stdioSlots(o.stdio, input !== undefined),
+    input,
     encoding,
     buffer: bool(o.buffer, "buffer", true),
     maxBuffer,

@@ -9,7 +9,7 @@
  * instead of a raw E2BIG).
  */
 import { Buffer } from "node:buffer";
-import { existsSync } from "node:fs";
+import { accessSync, constants as fsConstants, statSync } from "node:fs";
 import { constants } from "node:os";
 import { resolve } from "node:path";
 import { type EnvEntry, envEntries, toEnvp } from "../env-input.js";
@@ -39,7 +39,9 @@ export function spawnInput(
   args: unknown,
   options: SpawnOptions | undefined,
 ): SpawnInput {
-  if (typeof file !== "string") throw new TypeError(`${api}: file must be a string`);
+  if (typeof file !== "string" || file.includes("\0")) {
+    throw new TypeError(`${api}: file must be a string without NUL`);
+  }
   if (!Array.isArray(args)) throw new TypeError(`${api}: args must be an array`);
   for (const [i, arg] of args.entries()) {
     if (typeof arg !== "string" && !Buffer.isBuffer(arg)) {
@@ -84,7 +86,7 @@ function offenders(
 export function engineRequest(input: SpawnInput): EngineRequest {
   const o = input.options;
   const file = resolveFile(input.file, o.path, input.cwd ?? process.cwd());
-  const fit = footprintOf(file, input.argv, input.entries);
+  const fit = footprintOf(file, input.argv, input.entries, undefined, input.cwd);
   if (!fit.fits)
     throw new SpawnError(file, fit, offenders(input.argv, input.entries, fit.oversized));
   return {
@@ -118,14 +120,27 @@ function captureRequest(
   return { slots: out && err ? STDOUT_AND_STDERR : out ? STDOUT : STDERR, maxBuffer };
 }
 
-/** posix_spawn reports a missing cwd as ENOENT, like a missing file: say which one it was. */
-export function explainChdir(error: unknown, cwd: string | undefined): unknown {
+/**
+ * posix_spawn and child_process report a cwd that cannot be entered as if the
+ * file were at fault (ENOENT / ENOTDIR / EACCES naming the file, or nothing).
+ * When the cwd is the cause, say so: syscall "chdir", path the cwd, the
+ * kernel's own errno for it (stat's, ENOTDIR for a non-directory, EACCES
+ * without search permission), the original error as `cause`.
+ */
+export function explainCwd(error: unknown, cwd: string | undefined): unknown {
   const code = (error as { code?: unknown } | null)?.code;
   if (cwd === undefined || (code !== "ENOENT" && code !== "ENOTDIR" && code !== "EACCES")) {
     return error;
   }
-  if (existsSync(cwd)) return error;
-  const chdir = systemError(constants.errno.ENOENT, "chdir", cwd);
+  let errno: number | undefined;
+  try {
+    if (!statSync(cwd).isDirectory()) errno = constants.errno.ENOTDIR;
+    else accessSync(cwd, fsConstants.X_OK);
+  } catch (failure) {
+    errno ??= (failure as { errno?: number }).errno ?? constants.errno.ENOENT;
+  }
+  if (errno === undefined) return error;
+  const chdir = systemError(errno, "chdir", cwd);
   chdir.cause = error;
   return chdir;
 }

@@ -14,7 +14,7 @@ import type { EngineRequest } from "./engine.js";
 import { outputLimit } from "./output-limit.js";
 import { type FailureReason, SubprocessError } from "./spawn-errors.js";
 import type { SpawnOptions } from "./spawn-options.js";
-import { engineRequest, explainChdir, spawnInput } from "./spawn-request.js";
+import { engineRequest, explainCwd, spawnInput } from "./spawn-request.js";
 import type { SpawnResult } from "./subprocess.js";
 import {
   canRunSyncNatively,
@@ -63,7 +63,9 @@ export function spawnSync(
 ): SpawnResult {
   for (const key of ASYNC_ONLY) {
     if (options != null && (options as Record<string, unknown>)[key] !== undefined) {
-      throw new TypeError(`spawnSync: options.${key} is only for spawn (spawnSync returns when the child has exited)`);
+      throw new TypeError(
+        `spawnSync: options.${key} is only for spawn (spawnSync returns when the child has exited)`,
+      );
     }
   }
   const input = spawnInput("spawnSync", file, args, options);
@@ -91,7 +93,7 @@ export function spawnSync(
       killGraceMs: o.killGraceMs,
     });
   } catch (error) {
-    throw explainChdir(error, input.cwd);
+    throw explainCwd(error, input.cwd);
   }
   const decode = (bytes: Buffer | null): string | Buffer | null =>
     bytes === null || !o.buffer

@@ -15,7 +15,7 @@ import { canSpawnNatively, nativeEngine } from "./native-engine.js";
 import { outputLimit } from "./output-limit.js";
 import type { KnownKeys, NoOptions, ResultOf } from "./output-type.js";
 import type { SpawnOptions } from "./spawn-options.js";
-import { engineRequest, explainChdir, spawnInput } from "./spawn-request.js";
+import { engineRequest, explainCwd, spawnInput } from "./spawn-request.js";
 import { Subprocess } from "./subprocess.js";
 
 let engineFor: { binding: NativeBinding | null; engine: Engine } | undefined;
@@ -92,10 +92,13 @@ export function spawn(
   const startEngine: Engine = {
     native: engine.native,
     start(req, onExit, onOverflow) {
+      // The fallback reports exec failures through onExit, the native engine by throwing.
+      const explained: typeof onExit = (exit) =>
+        onExit(exit instanceof Error ? (explainCwd(exit, input.cwd) as Error) : exit);
       try {
-        return engine.start(req, onExit, onOverflow);
+        return engine.start(req, explained, onOverflow);
       } catch (error) {
-        throw explainChdir(error, input.cwd);
+        throw explainCwd(error, input.cwd);
       }
     },
   };

@@ -12,7 +12,6 @@
  * `runBashStep` realises it. Every report carries names, sizes and reasons —
  * never a value.
  */
-import type { Buffer } from "node:buffer";
 import { tmpdir as osTmpdir } from "node:os";
 import { type BoundedEnv, boundedEnv, measureArgv } from "../env/bounded-env.js";
 import { inheritedNames, type LayeredEnv, type LayerSkip } from "../env/layers.js";
@@ -21,7 +20,8 @@ import { planSpill, type SpillPlan } from "../env/spill-plan.js";
 import { type StepValueSkip, type StepValues, stepValueEnv } from "../env/step-values.js";
 import { pairBytes } from "../env-input.js";
 import { compareNames, InvalidEnvError, type SizedName } from "../errors.js";
-import { type Limits, probeLimits } from "../limits.js";
+import { assertKnownOptions, knownKeys } from "../known-options.js";
+import { assertLimitsOption, type Limits, probeLimits } from "../limits.js";
 import type { Logger } from "../log.js";
 import type { SandboxOptions } from "../spawn/sandbox.js";
 import { spawn } from "../spawn/spawn.js";
@@ -83,7 +83,7 @@ export interface BashStepOptions {
   readonly killSignal?: string | number;
   readonly signal?: AbortSignal;
   /** Written to the step's stdin (otherwise stdin is /dev/null). */
-  readonly input?: string | Buffer;
+  readonly input?: string | Uint8Array;
   /** The step's stdio, as spawn's `stdio` (e.g. "inherit" to stream). Default: stdout and stderr captured. */
   readonly stdio?: SpawnOptions["stdio"];
   /** Confines the step and everything it starts (docs/sandbox.md). Default: the runtime's `sandbox`. */
@@ -106,6 +106,27 @@ export interface BashStepOptions {
   /** Limits to plan against. Default probeLimits(). */
   readonly limits?: Pick<Limits, "execLimit" | "maxArgStrlen">;
 }
+
+/** The keys runtime.bash and planBash accept; any other key is a TypeError. One per line. */
+export const BASH_STEP_OPTION_KEYS = knownKeys<BashStepOptions>({
+  context: true,
+  values: true,
+  extra: true,
+  correlationId: true,
+  cwd: true,
+  tmpdir: true,
+  timeout: true,
+  killSignal: true,
+  signal: true,
+  input: true,
+  stdio: true,
+  reject: true,
+  step: true,
+  maxEnvValueBytes: true,
+  limits: true,
+  cleanup: true,
+  sandbox: true,
+});
 
 /** A variable's fate in a step, by name: never its value. */
 export type VariableFate = "inline" | "spilled" | "trimmed" | "skipped" | "dropped";
@@ -150,6 +171,33 @@ export interface BashStepResult<Stdout = string | null, Stderr = Stdout>
   readonly dropped: readonly (SizedName & { readonly reason: string })[];
   /** Context keys and step values that were not exported, with the reason. */
   readonly skipped: readonly { readonly name: string; readonly reason: string }[];
+}
+
+/**
+ * Throws TypeError for an unknown key or a wrong-typed value the step itself
+ * reads; the options spawn reads (timeout, input, stdio…) are checked by spawn.
+ */
+function validateOptions(options: unknown): asserts options is BashStepOptions {
+  if (options === null || typeof options !== "object") {
+    throw new TypeError("bash: options must be an object");
+  }
+  assertKnownOptions(options, BASH_STEP_OPTION_KEYS, "bash");
+  const o = options as Record<string, unknown>;
+  const { values } = o;
+  if (
+    values !== undefined &&
+    !(values instanceof Map) &&
+    (values === null || typeof values !== "object" || Array.isArray(values))
+  ) {
+    throw new TypeError("bash: options.values must be a record or a Map");
+  }
+  for (const key of ["cwd", "tmpdir", "step"]) {
+    const value = o[key];
+    if (value !== undefined && (typeof value !== "string" || value.length === 0)) {
+      throw new TypeError(`bash: options.${key} must be a non-empty string`);
+    }
+  }
+  assertLimitsOption(o["limits"], "bash");
 }
 
 function validateCommand(command: unknown): asserts command is string {
@@ -243,6 +291,7 @@ export function planBashStep(
   options: BashStepOptions = {},
 ): BashStepPlan {
   validateCommand(command);
+  validateOptions(options);
   if (options.maxEnvValueBytes !== undefined) {
     host.retiredFields?.({
       name: options.step ?? UNNAMED_STEP,

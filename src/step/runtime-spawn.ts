@@ -10,14 +10,18 @@
  * stdin (`input`) instead — see docs/runtime.md.
  */
 import { Buffer } from "node:buffer";
-import { boundedEnv } from "../env/bounded-env.js";
+import { resolve } from "node:path";
+import { boundedEnv, measureArgv, measureEnv } from "../env/bounded-env.js";
 import { inheritedNames, type LayeredEnv } from "../env/layers.js";
+import type { ArgvSize } from "../env/spill-plan.js";
 import { InvalidEnvError, type SizedName } from "../errors.js";
-import { type Limits, probeLimits } from "../limits.js";
+import { assertKnownOptions, knownKeys } from "../known-options.js";
+import { assertLimitsOption, type Limits, POINTER_BYTES, probeLimits } from "../limits.js";
 import type { Logger } from "../log.js";
+import { shebangCost } from "../shebang.js";
 import { resolveFile } from "../spawn/resolve-file.js";
 import { spawn } from "../spawn/spawn.js";
-import type { SpawnOptions } from "../spawn/spawn-options.js";
+import { SPAWN_OPTION_KEYS, type SpawnOptions } from "../spawn/spawn-options.js";
 import type { Subprocess } from "../spawn/subprocess.js";
 
 export interface RuntimeSpawnHost {
@@ -43,6 +47,33 @@ export interface RuntimeSpawnOptions extends Omit<SpawnOptions, "env" | "path"> 
   readonly onTrim?: (dropped: readonly SizedName[]) => void;
 }
 
+/** runtime.spawn's keys: its own, and spawn's except `env` and `path` (the runtime decides both). */
+export const RUNTIME_SPAWN_OPTION_KEYS: ReadonlySet<string> = knownKeys<
+  Omit<RuntimeSpawnOptions, keyof SpawnOptions>
+>(
+  { context: true, extra: true, correlationId: true, limits: true, onTrim: true },
+  new Set([...SPAWN_OPTION_KEYS].filter((key) => key !== "env" && key !== "path")),
+);
+
+/**
+ * The bytes the kernel's #! loader will add when `file` is a script (0 for a
+ * binary); the file is read only when the plain image is near the limit.
+ */
+function scriptCost(
+  file: string,
+  cwd: string | undefined,
+  argv0: string,
+  argv: ArgvSize,
+  sizes: ReadonlyMap<string, number>,
+  limit: number,
+): number {
+  const filenameBytes = Buffer.byteLength(file, "utf8") + 1;
+  let plain = filenameBytes + argv.bytes + POINTER_BYTES * Math.max(argv.argc, 1);
+  for (const bytes of sizes.values()) plain += bytes + POINTER_BYTES;
+  const argv0Bytes = Buffer.byteLength(argv0, "utf8") + 1;
+  return shebangCost(file, resolve(cwd ?? "."), { plain, filenameBytes, argv0Bytes }, limit).bytes;
+}
+
 /** Throws InvalidEnvError naming each argv string over the per-string limit (index and size). */
 export function assertArgvStrings(argv: readonly string[], maxArgStrlen: number): void {
   const over = argv
@@ -63,6 +94,14 @@ export function runtimeSpawn(
   args: readonly string[],
   options: RuntimeSpawnOptions = {},
 ): Subprocess {
+  if (options === null || typeof options !== "object") {
+    throw new TypeError("runtime.spawn: options must be an object");
+  }
+  assertKnownOptions(options, RUNTIME_SPAWN_OPTION_KEYS, "runtime.spawn");
+  if (options.onTrim !== undefined && typeof options.onTrim !== "function") {
+    throw new TypeError("runtime.spawn: options.onTrim must be a function");
+  }
+  assertLimitsOption(options.limits, "runtime.spawn");
   const { context, extra, correlationId, limits: given, onTrim, ...spawnOptions } = options;
   const limits = given ?? probeLimits();
   const argv0 = typeof spawnOptions.argv0 === "string" ? spawnOptions.argv0 : file;
@@ -73,13 +112,18 @@ export function runtimeSpawn(
     ...(extra === undefined ? {} : { extra }),
     ...(correlationId === undefined ? {} : { correlationId }),
   });
+  const argv = measureArgv([argv0, ...args]);
+  const sizes = measureEnv(layered.env);
+  const script = scriptCost(resolved, spawnOptions.cwd, argv0, argv, sizes, limits.execLimit);
   const bounded = boundedEnv({
     env: layered.env,
     inheritedNames: inheritedNames(layered),
     protected: host.protected,
     file: resolved,
-    argv: [argv0, ...args],
+    // A #! rewrite adds strings but no pointers: more bytes, the same argc.
+    argv: { ...argv, bytes: argv.bytes + script },
     limits,
+    sizes,
     ...(host.logger === undefined ? {} : { log: host.logger }),
   });
   if (bounded.dropped.length > 0) onTrim?.(bounded.dropped);

@@ -86,6 +86,19 @@ export function behaviourSuite(mode: Mode): void {
       expect(result.stdout).toEqual(Buffer.from([1, 2, 255]));
     });
 
+    it("feeds any Uint8Array as input, honouring its offset and length", async () => {
+      const bytes = new Uint8Array([9, 1, 2, 255, 9]).subarray(1, 4);
+      const result = await spawn("/bin/cat", [], { input: bytes, encoding: "buffer" });
+      expect(result.stdout).toEqual(Buffer.from([1, 2, 255]));
+    });
+
+    // child_process reports a real-time signal as exit code 0 and no signal
+    // (docs/fallback.md); only the native engine can tell.
+    it.runIf(native)("reports death by a real-time signal as that signal", async () => {
+      const result = await spawn("/bin/sh", ["-c", "kill -s RTMIN+6 $$"], { reject: false });
+      expect(result).toMatchObject({ exitCode: null, signal: "SIGRTMIN+6", failure: "signal" });
+    });
+
     it("rejects a non-zero exit with SubprocessError naming env names only", async () => {
       const error = await spawn("/bin/sh", ["-c", "echo oops >&2; exit 3"], {
         env: { SECRET_TOKEN: "hunter2-value" },
@@ -296,8 +309,24 @@ export function behaviourSuite(mode: Mode): void {
         () => undefined,
         (e: unknown) => e as { code?: string; path?: string },
       );
-      expect(error?.code).toBe("ENOENT");
-      if (native) expect(error?.path).toBe("/nonexistent/dir");
+      expect(error).toMatchObject({ code: "ENOENT", syscall: "chdir", path: "/nonexistent/dir" });
+    });
+
+    // Both engines used to blame the file (native: ENOTDIR naming /bin/…; fallback: no path).
+    it("names a cwd that is a file, or lies under one, with ENOTDIR", async () => {
+      const file = join(tmpdir(), `exactspawn-cwd-file-${process.pid}-${mode}`);
+      writeFileSync(file, "");
+      try {
+        for (const cwd of [file, join(file, "below")]) {
+          const error = await spawn(inspect, ["cwd"], { cwd }).then(
+            () => undefined,
+            (e: unknown) => e,
+          );
+          expect(error).toMatchObject({ code: "ENOTDIR", syscall: "chdir", path: cwd });
+        }
+      } finally {
+        rmSync(file, { force: true });
+      }
     });
 
     it("starts a new session on request", async () => {

@@ -1,0 +1,36 @@
+/**
+ * Strict option objects. Each public API keeps one list of the keys it
+ * knows, written next to its option type as a `KnownKeys<T>` record, so the
+ * compiler rejects the list when the type gains a key the list lacks; any
+ * other key a caller passes (`shell`, `detached`, a typo such as `envv`) is a
+ * TypeError naming it, instead of an option silently ignored.
+ */
+import { displayName } from "./errors.js";
+
+/** Every key of T, each marked `true`: the list a KnownKeys set is built from. */
+export type KnownKeys<T> = { readonly [K in keyof Required<T>]: true };
+
+/** The set of keys of a KnownKeys record (and any extra ones). Pure. */
+export function knownKeys<T>(
+  keys: KnownKeys<T>,
+  ...more: ReadonlySet<string>[]
+): ReadonlySet<string> {
+  const set = new Set(Object.keys(keys));
+  for (const extra of more) for (const key of extra) set.add(key);
+  return set;
+}
+
+/**
+ * Throws a TypeError for the first own enumerable key of `options` that
+ * `known` lacks, naming the key (escaped, cut at 80 characters) and `where`.
+ * Keys with the value undefined count too: a misspelt option is a bug either way.
+ */
+export function assertKnownOptions(
+  options: object,
+  known: ReadonlySet<string>,
+  where: string,
+): void {
+  for (const key of Object.keys(options)) {
+    if (!known.has(key)) throw new TypeError(`${where}: unknown option "${displayName(key)}"`);
+  }
+}
