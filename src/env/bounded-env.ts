@@ -1,10 +1,16 @@
 /**
  * Bounded environment: the last step before spawning. If the exec (file +
  * argv + envp + pointers, the exact model) is still over the limit after the
- * spill, non-protected inherited variables are dropped, largest first (ties:
- * the name that sorts first), until it fits. Protected names and variables
- * that did not come from the inherited environment are never dropped; when
- * they alone do not fit, EnvBudgetError names them and their sizes.
+ * spill, the pressure is resolved in trust order:
+ *   1. untrusted entries (exported context) are skipped, largest first (ties:
+ *      the name that sorts first), reason "aggregate_env_budget" — untrusted
+ *      bytes never evict a trusted variable and never refuse the step;
+ *   2. only if the trusted variables alone are still over the limit,
+ *      non-protected inherited variables are dropped, largest first, until it
+ *      fits.
+ * Protected names and trusted variables that did not come from the inherited
+ * environment are never dropped; when they alone do not fit, EnvBudgetError
+ * names them and their sizes.
  *
  * Used for bash steps (after planSpill) and on its own for agent children.
  */
@@ -19,8 +25,10 @@ import type { ArgvSize } from "./spill-plan.js";
 export interface BoundedEnvInput {
   /** The environment as it would be passed to the child. Not modified. */
   readonly env: ReadonlyMap<string, string>;
-  /** Names whose value came from the inherited (parent) environment: the only drop candidates. */
+  /** Names whose value came from the inherited (parent) environment: the only trusted drop candidates. */
   readonly inheritedNames: ReadonlySet<string>;
+  /** Names whose value came from an untrusted layer that may be skipped (exported context): skipped before any trusted variable is dropped. */
+  readonly untrustedNames?: ReadonlySet<string>;
   /** Never dropped. Default `defaultProtectedNames()`. */
   readonly protected?: ProtectedNames;
   /** execve's filename. */
@@ -42,6 +50,8 @@ export interface BoundedEnv {
   readonly env: ReadonlyMap<string, string>;
   /** Dropped inherited variables, in drop order (largest first). */
   readonly dropped: readonly SizedName[];
+  /** Untrusted entries skipped for the budget ("aggregate_env_budget"), in skip order (largest first). */
+  readonly skipped: readonly SizedName[];
   /** Exact-model bytes of the result. */
   readonly footprint: number;
   readonly limit: number;
@@ -102,12 +112,39 @@ export function boundedEnv(input: BoundedEnvInput): BoundedEnv {
   const fits = (): boolean => fixed + envBytes <= limits.execLimit && oversized === 0;
 
   if (fits()) {
-    return { env, dropped: [], footprint: fixed + envBytes, limit: limits.execLimit };
+    return { env, dropped: [], skipped: [], footprint: fixed + envBytes, limit: limits.execLimit };
+  }
+
+  const removed = new Set<string>();
+  const remove = (candidate: SizedName): void => {
+    removed.add(candidate.name);
+    envBytes -= candidate.bytes + POINTER_BYTES;
+    if (candidate.bytes > limits.maxArgStrlen) oversized -= 1;
+  };
+  // Phase 1: untrusted pressure is resolved among untrusted entries.
+  const skipped: SizedName[] = [];
+  const untrusted = input.untrustedNames;
+  if (untrusted !== undefined && untrusted.size > 0) {
+    const skippable: SizedName[] = [];
+    for (const [name, value] of env) {
+      if (untrusted.has(name)) skippable.push({ name, bytes: sizeOf(name, value) });
+    }
+    skippable.sort((a, b) => b.bytes - a.bytes || compareNames(a.name, b.name));
+    for (const candidate of skippable) {
+      if (fits()) break;
+      remove(candidate);
+      skipped.push(candidate);
+      log.warn(
+        { name: candidate.name, bytes: candidate.bytes, reason: "aggregate_env_budget" },
+        "untrusted variable skipped to fit the exec limit",
+      );
+    }
   }
 
   const candidates: SizedName[] = [];
   const stuck: SizedName[] = [];
   for (const [name, value] of env) {
+    if (removed.has(name)) continue;
     const bytes = sizeOf(name, value);
     if (input.inheritedNames.has(name) && !isProtectedName(name, protectedNames)) {
       candidates.push({ name, bytes });
@@ -126,14 +163,11 @@ export function boundedEnv(input: BoundedEnvInput): BoundedEnv {
     );
   }
   candidates.sort((a, b) => b.bytes - a.bytes || compareNames(a.name, b.name));
-  const removed = new Set<string>();
   const dropped: SizedName[] = [];
   for (const candidate of candidates) {
     if (fits()) break;
-    removed.add(candidate.name);
+    remove(candidate);
     dropped.push(candidate);
-    envBytes -= candidate.bytes + POINTER_BYTES;
-    if (candidate.bytes > limits.maxArgStrlen) oversized -= 1;
     log.warn(
       { name: candidate.name, bytes: candidate.bytes },
       "inherited variable dropped to fit the exec limit",
@@ -149,5 +183,5 @@ export function boundedEnv(input: BoundedEnvInput): BoundedEnv {
   }
   const out = new Map<string, string>();
   for (const [name, value] of env) if (!removed.has(name)) out.set(name, value);
-  return { env: out, dropped, footprint: fixed + envBytes, limit: limits.execLimit };
+  return { env: out, dropped, skipped, footprint: fixed + envBytes, limit: limits.execLimit };
 }

@@ -11,7 +11,7 @@
  */
 import { Buffer } from "node:buffer";
 import { boundedEnv } from "../env/bounded-env.js";
-import { inheritedNames, type LayeredEnv } from "../env/layers.js";
+import { contextNames, inheritedNames, type LayeredEnv } from "../env/layers.js";
 import { InvalidEnvError, type SizedName } from "../errors.js";
 import { type Limits, probeLimits } from "../limits.js";
 import type { Logger } from "../log.js";
@@ -39,8 +39,10 @@ export interface RuntimeSpawnOptions extends Omit<SpawnOptions, "env" | "path"> 
   readonly extra?: Readonly<Record<string, string | undefined>> | ReadonlyMap<string, string>;
   readonly correlationId?: string;
   readonly limits?: Pick<Limits, "execLimit" | "maxArgStrlen">;
-  /** Called with the inherited variables trimmed to fit (names and sizes). */
+  /** Called with the inherited variables trimmed to fit (names and sizes): pressure from trusted layers only. */
   readonly onTrim?: (dropped: readonly SizedName[]) => void;
+  /** Called with the context entries skipped to fit (names and sizes; reason "aggregate_env_budget"). */
+  readonly onSkip?: (skipped: readonly SizedName[]) => void;
 }
 
 /** Throws InvalidEnvError naming each argv string over the per-string limit (index and size). */
@@ -63,7 +65,7 @@ export function runtimeSpawn(
   args: readonly string[],
   options: RuntimeSpawnOptions = {},
 ): Subprocess {
-  const { context, extra, correlationId, limits: given, onTrim, ...spawnOptions } = options;
+  const { context, extra, correlationId, limits: given, onTrim, onSkip, ...spawnOptions } = options;
   const limits = given ?? probeLimits();
   const argv0 = typeof spawnOptions.argv0 === "string" ? spawnOptions.argv0 : file;
   assertArgvStrings([argv0, ...args], limits.maxArgStrlen);
@@ -76,12 +78,14 @@ export function runtimeSpawn(
   const bounded = boundedEnv({
     env: layered.env,
     inheritedNames: inheritedNames(layered),
+    untrustedNames: contextNames(layered),
     protected: host.protected,
     file: resolved,
     argv: [argv0, ...args],
     limits,
     ...(host.logger === undefined ? {} : { log: host.logger }),
   });
+  if (bounded.skipped.length > 0) onSkip?.(bounded.skipped);
   if (bounded.dropped.length > 0) onTrim?.(bounded.dropped);
   return spawn(resolved, args, { ...spawnOptions, argv0, env: bounded.env });
 }
