@@ -26,7 +26,7 @@ export const STEP_OPTIONS = {
 } as const satisfies NonNullable<ParseArgsConfig["options"]>;
 
 export const STEP_OPTIONS_HELP = `  --context KEY=VALUE   a context entry (untrusted: name rules and the denylist apply); repeatable
-  --var NAME=VALUE      a step value: RECIPE_VAR_NAME and its upper-case alias; repeatable
+  --var NAME=VALUE      a step value, set as RECIPE_VAR_NAME (untrusted: never a bare name); repeatable
   --var NAME=@FILE      the same, the value read from FILE (UTF-8); "@@" starts a literal "@"
   --env-file FILE       use FILE (NAME=value lines) as the parent environment instead of this
                         process's environment

@@ -1,13 +1,14 @@
 /**
  * Bounded environment: the last step before spawning. If the exec (file +
  * argv + envp + pointers, the exact model) is still over the limit after the
- * spill, the pressure is resolved in trust order:
- *   1. untrusted entries (exported context) are skipped, largest first (ties:
- *      the name that sorts first), reason "aggregate_env_budget" — untrusted
- *      bytes never evict a trusted variable and never refuse the step;
- *   2. only if the trusted variables alone are still over the limit,
- *      non-protected inherited variables are dropped, largest first, until it
- *      fits.
+ * spill, the pressure is resolved by who created it:
+ *   1. trusted pressure: while the trusted variables alone (everything but the
+ *      untrusted entries) are over the limit, non-protected inherited
+ *      variables are dropped, largest first (ties: the name that sorts first);
+ *   2. untrusted pressure: then, while the whole is over the limit, untrusted
+ *      entries (exported context) are skipped, largest first, reason
+ *      "aggregate_env_budget" — untrusted bytes never evict a trusted variable
+ *      and never refuse the step.
  * Protected names and trusted variables that did not come from the inherited
  * environment are never dropped; when they alone do not fit, EnvBudgetError
  * names them and their sizes.
@@ -121,30 +122,26 @@ export function boundedEnv(input: BoundedEnvInput): BoundedEnv {
     envBytes -= candidate.bytes + POINTER_BYTES;
     if (candidate.bytes > limits.maxArgStrlen) oversized -= 1;
   };
-  // Phase 1: untrusted pressure is resolved among untrusted entries.
-  const skipped: SizedName[] = [];
-  const untrusted = input.untrustedNames;
-  if (untrusted !== undefined && untrusted.size > 0) {
-    const skippable: SizedName[] = [];
-    for (const [name, value] of env) {
-      if (untrusted.has(name)) skippable.push({ name, bytes: sizeOf(name, value) });
-    }
-    skippable.sort((a, b) => b.bytes - a.bytes || compareNames(a.name, b.name));
-    for (const candidate of skippable) {
-      if (fits()) break;
-      remove(candidate);
-      skipped.push(candidate);
-      log.warn(
-        { name: candidate.name, bytes: candidate.bytes, reason: "aggregate_env_budget" },
-        "untrusted variable skipped to fit the exec limit",
-      );
-    }
+  const untrusted = input.untrustedNames ?? new Set<string>();
+  // The trusted variables alone: only their own overflow may cost a trusted variable.
+  let untrustedBytes = 0;
+  let untrustedOversized = 0;
+  const skippable: SizedName[] = [];
+  for (const [name, value] of env) {
+    if (!untrusted.has(name)) continue;
+    const bytes = sizeOf(name, value);
+    untrustedBytes += bytes + POINTER_BYTES;
+    if (bytes > limits.maxArgStrlen) untrustedOversized += 1;
+    skippable.push({ name, bytes });
   }
+  const trustedFits = (): boolean =>
+    fixed + envBytes - untrustedBytes <= limits.execLimit && oversized === untrustedOversized;
 
+  // Phase 1 (trusted pressure): drop non-protected inherited variables until the trusted ones fit.
   const candidates: SizedName[] = [];
   const stuck: SizedName[] = [];
   for (const [name, value] of env) {
-    if (removed.has(name)) continue;
+    if (untrusted.has(name)) continue;
     const bytes = sizeOf(name, value);
     if (input.inheritedNames.has(name) && !isProtectedName(name, protectedNames)) {
       candidates.push({ name, bytes });
@@ -165,7 +162,7 @@ export function boundedEnv(input: BoundedEnvInput): BoundedEnv {
   candidates.sort((a, b) => b.bytes - a.bytes || compareNames(a.name, b.name));
   const dropped: SizedName[] = [];
   for (const candidate of candidates) {
-    if (fits()) break;
+    if (trustedFits()) break;
     remove(candidate);
     dropped.push(candidate);
     log.warn(
@@ -173,13 +170,29 @@ export function boundedEnv(input: BoundedEnvInput): BoundedEnv {
       "inherited variable dropped to fit the exec limit",
     );
   }
-
-  if (!fits()) {
+  if (!trustedFits()) {
     const offenders: SizedName[] = [];
     for (const [name, value] of env) {
-      if (!removed.has(name)) offenders.push({ name, bytes: sizeOf(name, value) });
+      if (!removed.has(name) && !untrusted.has(name)) {
+        offenders.push({ name, bytes: sizeOf(name, value) });
+      }
     }
-    throw new EnvBudgetError(offenders, limits.execLimit - fixed, envBytes);
+    throw new EnvBudgetError(offenders, limits.execLimit - fixed, envBytes - untrustedBytes);
+  }
+
+  // Phase 2 (untrusted pressure): skip untrusted entries, largest first, until everything fits.
+  skippable.sort((a, b) => b.bytes - a.bytes || compareNames(a.name, b.name));
+  const skipped: SizedName[] = [];
+  for (const candidate of skippable) {
+    if (fits()) break;
+    remove(candidate);
+    untrustedBytes -= candidate.bytes + POINTER_BYTES;
+    if (candidate.bytes > limits.maxArgStrlen) untrustedOversized -= 1;
+    skipped.push(candidate);
+    log.warn(
+      { name: candidate.name, bytes: candidate.bytes, reason: "aggregate_env_budget" },
+      "untrusted variable skipped to fit the exec limit",
+    );
   }
   const out = new Map<string, string>();
   for (const [name, value] of env) if (!removed.has(name)) out.set(name, value);

@@ -1,13 +1,14 @@
 /**
- * Properties of boundedEnv's trust order (issue 10, item 4): untrusted
- * entries are skipped before any trusted variable is dropped, trusted
- * variables are dropped only when the trusted ones alone do not fit, and the
- * reported footprint is exact (checked with execFits, the exact kernel model,
+ * Properties of boundedEnv's trust order (issue 10, item 4): trusted
+ * variables are dropped only while the trusted ones alone do not fit (never
+ * for untrusted bytes), untrusted entries are skipped only while the whole
+ * does not fit, and the reported footprint is exact (checked with execFits, the exact kernel model,
  * on the returned environment).
  *
- * Broken once on purpose: with phase 1 (the untrusted skip) disabled, and
- * separately with the skipped bytes not subtracted from the running total,
- * this property failed with a shrunk counterexample. Restored, green.
+ * Broken once on purpose: with phase 1 judging the whole environment instead
+ * of the trusted variables alone (the old trimming), and separately with the
+ * skipped bytes not subtracted from the running total, this property failed
+ * with a shrunk counterexample. Restored, green.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -61,6 +62,7 @@ describe("boundedEnv: trust order (property)", () => {
           } catch (error) {
             // Only when even the undroppable trusted variables cannot fit.
             expect(error).toBeInstanceOf(EnvBudgetError);
+            expect(trustedFit).toBe(false);
             const fixed = new Map(
               [...env].filter(([name]) => !untrusted.has(name) && !inherited.has(name)),
             );
@@ -73,15 +75,21 @@ describe("boundedEnv: trust order (property)", () => {
           for (const s of result.skipped) expect(untrusted.has(s.name)).toBe(true);
           for (const d of result.dropped) expect(inherited.has(d.name)).toBe(true);
           // A trusted variable is dropped only if the trusted variables alone did not fit,
-          // and then every untrusted entry had been skipped first.
+          // and no more than they need: with the last one back, they would not fit.
           if (trustedFit) expect(result.dropped).toEqual([]);
-          if (result.dropped.length > 0) expect(result.skipped.length).toBe(untrusted.size);
-          // Nothing is removed once it fits: putting back the last removal would overflow.
-          const last = result.dropped.at(-1) ?? result.skipped.at(-1);
-          if (last !== undefined) {
-            const back = new Map(result.env);
-            back.set(last.name, env.get(last.name)!);
-            expect(execFits(FILE, ARGV, Object.fromEntries(back), limits).fits).toBe(false);
+          const kept = (names: Iterable<string>) =>
+            Object.fromEntries([...names].map((name) => [name, env.get(name)!]));
+          const trustedKept = [...result.env.keys()].filter((name) => !untrusted.has(name));
+          const lastDrop = result.dropped.at(-1);
+          if (lastDrop !== undefined) {
+            const back = kept([...trustedKept, lastDrop.name]);
+            expect(execFits(FILE, ARGV, back, limits).fits).toBe(false);
+          }
+          // An untrusted entry is skipped only while the whole does not fit.
+          const lastSkip = result.skipped.at(-1);
+          if (lastSkip !== undefined) {
+            const back = kept([...result.env.keys(), lastSkip.name]);
+            expect(execFits(FILE, ARGV, back, limits).fits).toBe(false);
           }
         },
       ),
