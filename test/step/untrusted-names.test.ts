@@ -104,4 +104,20 @@ describe("untrusted names against the real child", () => {
     expect(names.filter((name) => !name.startsWith("CTX_"))).toEqual([]);
     expect(names.length).toBeGreaterThan(0);
   });
+
+  it("a function body (`() {`) never reaches the child, as a step value or a context value", async () => {
+    // Broken once on purpose: with the `() {` check removed from isUnsafeValue,
+    // RECIPE_VAR_fn and CTX_FN arrived holding the function body; restored, green.
+    const body = "() { echo pwned; }";
+    for (const options of [{}, { preset: "recipe-runner-compat" as const }]) {
+      const runtime = createRuntime({ parentEnv, ...options, logger: quietLogger() });
+      const result = await runtime.bash("cat /proc/$$/environ", {
+        context: { fn: body, ok: "fine" },
+        values: { fn: body, spaced: "()   {x" },
+      });
+      const entries = String(result.stdout).split("\0");
+      expect(entries.filter((entry) => /^[^=]*=\(\)\s*\{/.test(entry))).toEqual([]);
+      expect(result.skipped.filter((s) => s.reason === "unsafe_value").length).toBeGreaterThan(1);
+    }
+  });
 });
