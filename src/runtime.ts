@@ -38,7 +38,7 @@ import {
   validateNameList,
 } from "./env/names.js";
 import { retiredFieldWarner } from "./env/retired-fields.js";
-import { compareNames } from "./errors.js";
+import { compareNames, displayName } from "./errors.js";
 import type { Logger } from "./log.js";
 import type { Subprocess } from "./spawn/subprocess.js";
 import {
@@ -216,7 +216,9 @@ function validateBareNames(value: unknown, denylist: Denylist): readonly string[
         throw new TypeError(`bareNames entry ${index} is not a shell identifier`);
       }
       if (matchesDenylist(upper, denylist)) {
-        throw new TypeError(`bareNames entry ${index} names a reserved variable: ${upper}`);
+        throw new TypeError(
+          `bareNames entry ${index} names a reserved variable: ${displayName(upper)}`,
+        );
       }
       return upper;
     }),

@@ -17,7 +17,9 @@ const key = fc.oneof(
   fc.string({ maxLength: 12 }),
   fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,10}$/),
 );
-const declared = fc.uniqueArray(fc.constantFrom("TASK_DESCRIPTION", "REPO_PATH", "ISSUE_NUMBER"));
+const declared = fc.uniqueArray(
+  fc.constantFrom<string>("TASK_DESCRIPTION", "REPO_PATH", "ISSUE_NUMBER"),
+);
 
 describe("contextEnvPairs default mode (property)", () => {
   it("exports only namespaced names and the declared bare names", () => {
