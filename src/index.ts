@@ -121,6 +121,7 @@ export {
   type Runtime,
   type RuntimeConfig,
   type RuntimeOptions,
+  type RuntimePreset,
 } from "./runtime.js";
 export type {
   EngineExit,

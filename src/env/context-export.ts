@@ -2,9 +2,12 @@
  * Context export: turns an untrusted context map (task description, repo
  * path, issue number, …) into environment pairs a bash step can read.
  *
- * Each key is ASCII upper-cased (or, in namespace mode, put under one
- * prefix), checked against the shell-identifier rule and the denylist, and its
- * value checked for safety, representability and size. Entries that fail are
+ * Each key is ASCII upper-cased and, in the default namespace mode, put under
+ * one prefix (`CTX_`) unless the host declared it as a bare name; then checked
+ * against the shell-identifier rule and the denylist, and its value checked
+ * for safety, representability and size. Bare names for every key ("bare"
+ * mode) are the upstream behaviour, offered by the runtime only through its
+ * compatibility preset, because they are safe only as far as the denylist reaches. Entries that fail are
  * skipped — never fatal — and returned as data as well as logged by name and
  * reason (never by value).
  */
@@ -267,7 +270,8 @@ function checkEntry(
 let defaultExporter: ContextExporter | undefined;
 
 /**
- * Exports a context as environment pairs.
+ * Exports a context as environment pairs: by default every name under the
+ * `CTX_` namespace, except the bare names listed in `options.bare`.
  *
  * Total and deterministic in `context`: any value at all is accepted (a
  * record's own enumerable string keys, a Map's entries; anything else yields

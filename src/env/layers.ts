@@ -4,8 +4,11 @@
  *
  * Layers, lowest precedence first (a higher layer always wins):
  *   inherited → context → step → session → overlay → extra → host → grant → correlation
- * Untrusted layers (context, step values) are checked against the denylist
- * before they are applied, so they can never set a reserved name; everything
+ * Untrusted layers (context, step values) are checked before they are
+ * applied: a bare name (outside the step prefix and the context namespace)
+ * must be one the host declared (`bareNames`, or "any" under the compat
+ * preset), and every name against the denylist, so they can never set an
+ * undeclared or reserved name; everything
  * above them is trusted host configuration and is only checked for
  * representability (see trustedEnvMap).
  *
