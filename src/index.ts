@@ -122,6 +122,7 @@ export {
   type Runtime,
   type RuntimeConfig,
   type RuntimeOptions,
+  type RuntimePreset,
 } from "./runtime.js";
 export type {
   EngineExit,

@@ -20,6 +20,7 @@ import {
   DEFAULT_STEP_PREFIX,
   type Denylist,
   type DenylistAdditions,
+  matchesDenylist,
 } from "./env/denylist.js";
 import { freezeMap } from "./env/env-map.js";
 import {
@@ -37,7 +38,7 @@ import {
   validateNameList,
 } from "./env/names.js";
 import { retiredFieldWarner } from "./env/retired-fields.js";
-import { compareNames } from "./errors.js";
+import { compareNames, displayName } from "./errors.js";
 import { assertKnownOptions, knownKeys } from "./known-options.js";
 import type { Logger } from "./log.js";
 import type { KnownKeys, NoOptions, OutputOf, ResultOf } from "./spawn/output-type.js";
@@ -79,7 +80,21 @@ export interface RuntimeOptions {
   readonly hostEnv?: EnvRecord;
   /** Additions to the reserved-name denylist (the core cannot be removed). */
   readonly denylist?: DenylistAdditions;
-  /** How context keys become names. Default "bare". */
+  /**
+   * Compatibility with the upstream recipe runner: "recipe-runner-compat"
+   * exports every context key under its bare upper-cased name and gives every
+   * step value its upper-case alias, guarded by the denylist alone (see
+   * docs/security.md for the risk). Absent: the secure default.
+   */
+  readonly preset?: RuntimePreset;
+  /**
+   * Bare names untrusted input may set (upper-cased; each must be a shell
+   * identifier that is not reserved, else TypeError): a context key or a
+   * step-value alias that upper-cases to one of them is set bare. Every other
+   * untrusted name is namespaced (`CTX_*`, `RECIPE_VAR_*`).
+   */
+  readonly bareNames?: readonly string[];
+  /** How context keys become names: "namespace" (default) or "allowlist". "bare" only through the preset. */
   readonly contextMode?: ContextMode;
   /** The prefix for contextMode "namespace". Default "CTX_". */
   readonly contextNamespace?: string;
@@ -124,6 +139,8 @@ export const RUNTIME_OPTION_KEYS = knownKeys<RuntimeOptions>({
   overlay: true,
   hostEnv: true,
   denylist: true,
+  bareNames: true,
+  preset: true,
   contextMode: true,
   contextNamespace: true,
   contextAllow: true,
@@ -175,8 +192,16 @@ function validateRuntimeOptions(options: unknown): asserts options is RuntimeOpt
   }
 }
 
+/** The one named compatibility preset (see RuntimeOptions.preset). */
+export type RuntimePreset = "recipe-runner-compat";
+
 /** The validated, frozen configuration a runtime was built from. */
 export interface RuntimeConfig {
+  readonly preset: RuntimePreset | undefined;
+  /** The declared bare names (upper-case), or "any" under the compatibility preset. */
+  readonly bareNames: readonly string[] | "any";
+  /** The context namespace in "namespace" mode, else undefined. */
+  readonly contextNamespace: string | undefined;
   readonly hostPrefix: string;
   readonly stepPrefix: string;
   readonly caseInsensitive: boolean;
@@ -251,6 +276,53 @@ function prefixOption(value: unknown, label: string, fallback: string): string {
   return value;
 }
 
+function presetOption(value: unknown): RuntimePreset | undefined {
+  if (value === undefined || value === "recipe-runner-compat") return value;
+  throw new TypeError('preset must be "recipe-runner-compat"');
+}
+
+function contextModeOption(value: unknown, preset: RuntimePreset | undefined): ContextMode {
+  if (preset === "recipe-runner-compat") {
+    if (value !== undefined && value !== "bare") {
+      throw new TypeError(
+        'preset "recipe-runner-compat" exports bare context names: omit contextMode',
+      );
+    }
+    return "bare";
+  }
+  if (value === undefined) return "namespace";
+  if (value === "bare") {
+    throw new TypeError(
+      'contextMode "bare" is available only through preset: "recipe-runner-compat"; ' +
+        "declare the bare names you need with bareNames instead",
+    );
+  }
+  if (value !== "namespace" && value !== "allowlist") {
+    throw new TypeError('contextMode must be "namespace" or "allowlist"');
+  }
+  return value;
+}
+
+/** Upper-cased declared bare names; TypeError for a non-identifier or a reserved name (named, it is the host's own). */
+function validateBareNames(value: unknown, denylist: Denylist): readonly string[] {
+  if (value === undefined) return Object.freeze([]);
+  if (!Array.isArray(value)) throw new TypeError("bareNames must be an array of names");
+  return Object.freeze(
+    value.map((item: unknown, index) => {
+      const upper = typeof item === "string" ? asciiUpper(item) : "";
+      if (!isUpperIdentifier(upper)) {
+        throw new TypeError(`bareNames entry ${index} is not a shell identifier`);
+      }
+      if (matchesDenylist(upper, denylist)) {
+        throw new TypeError(
+          `bareNames entry ${index} names a reserved variable: ${displayName(upper)}`,
+        );
+      }
+      return upper;
+    }),
+  );
+}
+
 function correlationValue(value: unknown, label: string): string | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== "string" || value.includes("\0") || !value.isWellFormed()) {
@@ -286,15 +358,28 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   const grantPrefixes =
     list(options.grantPrefixes, "grantPrefixes") ?? Object.freeze([`${hostPrefix}AUTH_`]);
   const denylist = createDenylist({ ...(options.denylist ?? {}), hostPrefix, stepPrefix });
-  const contextMode = options.contextMode ?? "bare";
+  const preset = presetOption(options.preset);
+  const contextMode = contextModeOption(options.contextMode, preset);
+  const declared = validateBareNames(options.bareNames, denylist);
   const log = options.logger;
   const exporter: ContextExporter = createContextExporter({
     mode: contextMode,
     ...(options.contextNamespace === undefined ? {} : { namespace: options.contextNamespace }),
     ...(options.contextAllow === undefined ? {} : { allow: options.contextAllow }),
+    bare: declared,
     denylist,
     ...(log === undefined ? {} : { logger: log }),
   });
+  const contextNamespace =
+    contextMode === "namespace" ? asciiUpper(options.contextNamespace ?? "CTX_") : undefined;
+  // Allow-list names are host-declared bare names too (for context keys and aliases alike).
+  const bareNames: ReadonlySet<string> | "any" =
+    preset === "recipe-runner-compat"
+      ? "any"
+      : new Set([
+          ...declared,
+          ...(contextMode === "allowlist" ? (options.contextAllow ?? []).map(asciiUpper) : []),
+        ]);
   const defaults = defaultProtectedNames(hostPrefix, stepPrefix);
   const protectedNames: ProtectedNames = Object.freeze({
     names: list(options.protected?.names, "protected.names") ?? Object.freeze([...defaults.names]),
@@ -336,6 +421,9 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   const grantEnv = freezeMap(new Map([...grantLayer].sort(([a], [b]) => compareNames(a, b))));
 
   const config: RuntimeConfig = Object.freeze({
+    preset,
+    bareNames: bareNames === "any" ? "any" : Object.freeze([...bareNames].sort()),
+    contextNamespace,
     hostPrefix,
     stepPrefix,
     caseInsensitive,
@@ -378,12 +466,15 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       denylist,
       stepPrefix,
       caseInsensitive,
+      bareNames,
+      contextNamespace,
     });
   };
 
   let interpreter: string | undefined;
   const host = {
     stepPrefix,
+    aliases: bareNames === "any" ? true : bareNames,
     interpreter: () => {
       interpreter ??= resolveInterpreter({ parentEnv, hostPrefix });
       return interpreter;

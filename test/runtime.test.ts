@@ -52,9 +52,10 @@ describe("createRuntime: snapshots", () => {
 });
 
 describe("createRuntime: buildEnv", () => {
-  it("exports context bare by default, skips the rest, and keeps host values on top", () => {
+  it("exports context bare under the recipe-runner-compat preset, skips the rest, and keeps host values on top", () => {
     const log = captureLog();
     const runtime = createRuntime({
+      preset: "recipe-runner-compat",
       parentEnv,
       hostEnv: { EXACTSPAWN_NONINTERACTIVE: "1", PAGER: "cat" },
       correlationId: "run-42",
@@ -141,6 +142,67 @@ describe("createRuntime: buildEnv", () => {
     ]);
   });
 
+  it("by default no untrusted key sets an undeclared bare name; declared ones are set bare", () => {
+    // Broken once on purpose: with the runtime's default contextMode back at
+    // "bare", this test went red (TASK_DESCRIPTION and NOTES set bare); restored, green.
+    const context = { task_description: "t", notes: "n", viminit: "x" };
+    const plain = createRuntime({ parentEnv, logger: captureLog().logger });
+    const out = plain.buildEnv({ context });
+    expect(out.env.get("CTX_TASK_DESCRIPTION")).toBe("t");
+    expect(out.env.get("CTX_NOTES")).toBe("n");
+    expect(out.env.get("CTX_VIMINIT")).toBe("x");
+    expect(out.env.has("TASK_DESCRIPTION")).toBe(false);
+    expect(out.env.has("VIMINIT")).toBe(false);
+    expect(plain.config.contextMode).toBe("namespace");
+    expect(plain.config.bareNames).toEqual([]);
+    const declared = createRuntime({
+      parentEnv,
+      bareNames: ["task_description", "REPO_PATH"],
+      logger: captureLog().logger,
+    });
+    const mixed = declared.buildEnv({ context: { ...context, repo_path: "/r" } });
+    expect(mixed.env.get("TASK_DESCRIPTION")).toBe("t");
+    expect(mixed.env.get("REPO_PATH")).toBe("/r");
+    expect(mixed.env.get("CTX_NOTES")).toBe("n");
+    expect(mixed.env.has("NOTES")).toBe(false);
+    expect(declared.config.bareNames).toEqual(["REPO_PATH", "TASK_DESCRIPTION"]);
+  });
+
+  it("step-value aliases exist only for declared bare names (or under the compat preset)", () => {
+    // Broken once on purpose: with bash-step asking for every alias again, this
+    // went red (REPORT and TASK_DESCRIPTION planned, then skipped); restored, green.
+    const values = { report: "r", task_description: "t" };
+    const plan = (runtime: ReturnType<typeof createRuntime>) => {
+      const planned = runtime.planBash("true", { values });
+      // Undeclared aliases are never made, so never even reported as skipped.
+      expect(planned.variables.filter((v) => v.fate === "skipped")).toEqual([]);
+      return [...planned.layered.env.keys()].filter((name) => !(name in parentEnv));
+    };
+    expect(plan(createRuntime({ parentEnv, logger: captureLog().logger }))).toEqual([
+      "RECIPE_VAR_report",
+      "RECIPE_VAR_task_description",
+    ]);
+    expect(
+      plan(
+        createRuntime({ parentEnv, bareNames: ["TASK_DESCRIPTION"], logger: captureLog().logger }),
+      ),
+    ).toEqual(["RECIPE_VAR_report", "RECIPE_VAR_task_description", "TASK_DESCRIPTION"]);
+    expect(
+      plan(
+        createRuntime({ parentEnv, preset: "recipe-runner-compat", logger: captureLog().logger }),
+      ),
+    ).toEqual(["RECIPE_VAR_report", "RECIPE_VAR_task_description", "REPORT", "TASK_DESCRIPTION"]);
+    // buildEnv's own stepValues obey the same declaration.
+    const direct = createRuntime({ parentEnv, logger: captureLog().logger }).buildEnv({
+      stepValues: new Map([
+        ["CONFIG_SHELL", "/tmp/x"],
+        ["REPORT", "r"],
+      ]),
+    });
+    expect(direct.env.has("REPORT")).toBe(false);
+    expect(direct.skipped.map((s) => s.reason)).toEqual(["reserved_name", "undeclared_name"]);
+  });
+
   it("namespace and allowlist context modes", () => {
     const context = { task_description: "t", cflags: "-O2", notes: "n" };
     const ns = createRuntime({ parentEnv, contextMode: "namespace", logger: captureLog().logger });
@@ -160,6 +222,7 @@ describe("createRuntime: buildEnv", () => {
     const runtime = createRuntime({
       parentEnv: { ...parentEnv, ACME_AUTH_KEY: "k" },
       hostPrefix: "ACME_",
+      preset: "recipe-runner-compat",
       allow: [],
       correlationId: "r",
       logger: captureLog().logger,
@@ -193,6 +256,12 @@ describe("createRuntime: validation", () => {
     [{ grants: [`A=${SENTINEL}`] }, TypeError],
     [{ hostPrefix: "lower_" }, TypeError],
     [{ contextMode: "loose" }, TypeError],
+    [{ contextMode: "bare" }, TypeError],
+    [{ preset: "compat" }, TypeError],
+    [{ preset: "recipe-runner-compat", contextMode: "namespace" }, TypeError],
+    [{ bareNames: ["VIMINIT"] }, TypeError],
+    [{ bareNames: ["not a name"] }, TypeError],
+    [{ bareNames: "TASK" }, TypeError],
     [{ contextMode: "namespace", contextNamespace: "LD_" }, TypeError],
     [{ denylist: { names: [1] } }, TypeError],
     [{ overlay: { A: `${SENTINEL}\0` } }, InvalidEnvError],

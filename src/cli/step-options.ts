@@ -29,7 +29,7 @@ export const STEP_OPTIONS = {
 
 export const STEP_OPTIONS_HELP = `  --context KEY=VALUE   a context entry (untrusted: name rules and the denylist apply); repeatable
   --context-file FILE   context entries from FILE, a JSON object of string values; repeatable
-  --var NAME=VALUE      a step value: RECIPE_VAR_NAME and its upper-case alias; repeatable
+  --var NAME=VALUE      a step value, set as RECIPE_VAR_NAME (untrusted: never a bare name); repeatable
   --var NAME=@FILE      (also --context) the value read from FILE (UTF-8): keeps secrets out of
                         the command line, which every local user can read with ps
   --var NAME=@-         (also --context) the value read from stdin; at most one @- in all

@@ -1,10 +1,17 @@
 /**
  * Bounded environment: the last step before spawning. If the exec (file +
  * argv + envp + pointers, the exact model) is still over the limit after the
- * spill, non-protected inherited variables are dropped, largest first (ties:
- * the name that sorts first), until it fits. Protected names and variables
- * that did not come from the inherited environment are never dropped; when
- * they alone do not fit, EnvBudgetError names them and their sizes.
+ * spill, the pressure is resolved by who created it:
+ *   1. trusted pressure: while the trusted variables alone (everything but the
+ *      untrusted entries) are over the limit, non-protected inherited
+ *      variables are dropped, largest first (ties: the name that sorts first);
+ *   2. untrusted pressure: then, while the whole is over the limit, untrusted
+ *      entries (exported context) are skipped, largest first, reason
+ *      "aggregate_env_budget" — untrusted bytes never evict a trusted variable
+ *      and never refuse the step.
+ * Protected names and trusted variables that did not come from the inherited
+ * environment are never dropped; when they alone do not fit, EnvBudgetError
+ * names them and their sizes.
  *
  * Used for bash steps (after planSpill) and on its own for agent children.
  */
@@ -19,8 +26,10 @@ import type { ArgvSize } from "./spill-plan.js";
 export interface BoundedEnvInput {
   /** The environment as it would be passed to the child. Not modified. */
   readonly env: ReadonlyMap<string, string>;
-  /** Names whose value came from the inherited (parent) environment: the only drop candidates. */
+  /** Names whose value came from the inherited (parent) environment: the only trusted drop candidates. */
   readonly inheritedNames: ReadonlySet<string>;
+  /** Names whose value came from an untrusted layer that may be skipped (exported context): skipped before any trusted variable is dropped. */
+  readonly untrustedNames?: ReadonlySet<string>;
   /** Never dropped. Default `defaultProtectedNames()`. */
   readonly protected?: ProtectedNames;
   /** execve's filename. */
@@ -42,6 +51,8 @@ export interface BoundedEnv {
   readonly env: ReadonlyMap<string, string>;
   /** Dropped inherited variables, in drop order (largest first). */
   readonly dropped: readonly SizedName[];
+  /** Untrusted entries skipped for the budget ("aggregate_env_budget"), in skip order (largest first). */
+  readonly skipped: readonly SizedName[];
   /** Exact-model bytes of the result. */
   readonly footprint: number;
   readonly limit: number;
@@ -102,12 +113,35 @@ export function boundedEnv(input: BoundedEnvInput): BoundedEnv {
   const fits = (): boolean => fixed + envBytes <= limits.execLimit && oversized === 0;
 
   if (fits()) {
-    return { env, dropped: [], footprint: fixed + envBytes, limit: limits.execLimit };
+    return { env, dropped: [], skipped: [], footprint: fixed + envBytes, limit: limits.execLimit };
   }
 
+  const removed = new Set<string>();
+  const remove = (candidate: SizedName): void => {
+    removed.add(candidate.name);
+    envBytes -= candidate.bytes + POINTER_BYTES;
+    if (candidate.bytes > limits.maxArgStrlen) oversized -= 1;
+  };
+  const untrusted = input.untrustedNames ?? new Set<string>();
+  // The trusted variables alone: only their own overflow may cost a trusted variable.
+  let untrustedBytes = 0;
+  let untrustedOversized = 0;
+  const skippable: SizedName[] = [];
+  for (const [name, value] of env) {
+    if (!untrusted.has(name)) continue;
+    const bytes = sizeOf(name, value);
+    untrustedBytes += bytes + POINTER_BYTES;
+    if (bytes > limits.maxArgStrlen) untrustedOversized += 1;
+    skippable.push({ name, bytes });
+  }
+  const trustedFits = (): boolean =>
+    fixed + envBytes - untrustedBytes <= limits.execLimit && oversized === untrustedOversized;
+
+  // Phase 1 (trusted pressure): drop non-protected inherited variables until the trusted ones fit.
   const candidates: SizedName[] = [];
   const stuck: SizedName[] = [];
   for (const [name, value] of env) {
+    if (untrusted.has(name)) continue;
     const bytes = sizeOf(name, value);
     if (input.inheritedNames.has(name) && !isProtectedName(name, protectedNames)) {
       candidates.push({ name, bytes });
@@ -126,28 +160,41 @@ export function boundedEnv(input: BoundedEnvInput): BoundedEnv {
     );
   }
   candidates.sort((a, b) => b.bytes - a.bytes || compareNames(a.name, b.name));
-  const removed = new Set<string>();
   const dropped: SizedName[] = [];
   for (const candidate of candidates) {
-    if (fits()) break;
-    removed.add(candidate.name);
+    if (trustedFits()) break;
+    remove(candidate);
     dropped.push(candidate);
-    envBytes -= candidate.bytes + POINTER_BYTES;
-    if (candidate.bytes > limits.maxArgStrlen) oversized -= 1;
     log.warn(
       { name: candidate.name, bytes: candidate.bytes },
       "inherited variable dropped to fit the exec limit",
     );
   }
-
-  if (!fits()) {
+  if (!trustedFits()) {
     const offenders: SizedName[] = [];
     for (const [name, value] of env) {
-      if (!removed.has(name)) offenders.push({ name, bytes: sizeOf(name, value) });
+      if (!removed.has(name) && !untrusted.has(name)) {
+        offenders.push({ name, bytes: sizeOf(name, value) });
+      }
     }
-    throw new EnvBudgetError(offenders, limits.execLimit - fixed, envBytes);
+    throw new EnvBudgetError(offenders, limits.execLimit - fixed, envBytes - untrustedBytes);
+  }
+
+  // Phase 2 (untrusted pressure): skip untrusted entries, largest first, until everything fits.
+  skippable.sort((a, b) => b.bytes - a.bytes || compareNames(a.name, b.name));
+  const skipped: SizedName[] = [];
+  for (const candidate of skippable) {
+    if (fits()) break;
+    remove(candidate);
+    untrustedBytes -= candidate.bytes + POINTER_BYTES;
+    if (candidate.bytes > limits.maxArgStrlen) untrustedOversized -= 1;
+    skipped.push(candidate);
+    log.warn(
+      { name: candidate.name, bytes: candidate.bytes, reason: "aggregate_env_budget" },
+      "untrusted variable skipped to fit the exec limit",
+    );
   }
   const out = new Map<string, string>();
   for (const [name, value] of env) if (!removed.has(name)) out.set(name, value);
-  return { env: out, dropped, footprint: fixed + envBytes, limit: limits.execLimit };
+  return { env: out, dropped, skipped, footprint: fixed + envBytes, limit: limits.execLimit };
 }

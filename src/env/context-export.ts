@@ -2,9 +2,12 @@
  * Context export: turns an untrusted context map (task description, repo
  * path, issue number, …) into environment pairs a bash step can read.
  *
- * Each key is ASCII upper-cased (or, in namespace mode, put under one
- * prefix), checked against the shell-identifier rule and the denylist, and its
- * value checked for safety, representability and size. Entries that fail are
+ * Each key is ASCII upper-cased and, in the default namespace mode, put under
+ * one prefix (`CTX_`) unless the host declared it as a bare name; then checked
+ * against the shell-identifier rule and the denylist, and its value checked
+ * for safety, representability and size. Bare names for every key ("bare"
+ * mode) are the upstream behaviour, offered by the runtime only through its
+ * compatibility preset, because they are safe only as far as the denylist reaches. Entries that fail are
  * skipped — never fatal — and returned as data as well as logged by name and
  * reason (never by value).
  */
@@ -39,7 +42,11 @@ export type ContextSkipReason =
   /** `NAME=value\0` is over PER_VALUE_ENV_CAP bytes. */
   | "value_too_large"
   /** Another key, later in sorted key order, produced the same name and was exported instead. */
-  | "superseded";
+  | "superseded"
+  /** A bare name the host did not declare (refused by the layering, defence in depth). */
+  | "undeclared_name"
+  /** Skipped so that the step fits the exec limit: untrusted bytes never evict trusted ones. */
+  | "aggregate_env_budget";
 
 /** One key that was not exported. `key` is the original key, `name` the candidate env name. */
 export interface ContextSkip {
@@ -57,9 +64,12 @@ export interface ContextExport {
 
 /**
  * How context names are formed:
- * - "bare": the upper-cased key (`task_description` → `TASK_DESCRIPTION`), the seed's behaviour;
- * - "namespace": the upper-cased key under `namespace` (`CTX_TASK_DESCRIPTION`);
- * - "allowlist": bare names, but only those listed in `allow`.
+ * - "namespace" (the default): the upper-cased key under `namespace`
+ *   (`CTX_TASK_DESCRIPTION`), except the bare names the host declared in `bare`;
+ * - "allowlist": bare names, but only those listed in `allow` or `bare`;
+ * - "bare": the upper-cased key (`task_description` → `TASK_DESCRIPTION`), the
+ *   upstream recipe runner's behaviour, safe only as far as the denylist reaches
+ *   (the runtime offers it only through the "recipe-runner-compat" preset).
  */
 export type ContextMode = "bare" | "namespace" | "allowlist";
 
@@ -69,6 +79,12 @@ export interface ContextExportOptions {
   readonly namespace?: string;
   /** The exported names allowed in "allowlist" mode (upper-cased before matching). */
   readonly allow?: readonly string[];
+  /**
+   * Host-declared bare names (upper-cased): in "namespace" mode a key that
+   * upper-cases to one of them is exported bare instead of namespaced; in
+   * "allowlist" mode they are allowed like `allow`. A reserved name is a TypeError.
+   */
+  readonly bare?: readonly string[];
   /** A compiled denylist, or additions to the core (and the host/step prefixes). */
   readonly denylist?: Denylist | DenylistOptions;
   /** Where skip notices go; default the library logger. `false` silences them. */
@@ -94,12 +110,9 @@ interface RawEntry {
   readonly keyIsString: boolean;
 }
 
-function safeString(value: unknown): string {
-  try {
-    return typeof value === "symbol" ? value.toString() : String(value);
-  } catch {
-    return `[${typeof value}]`;
-  }
+/** A stand-in for a non-string Map key: its type only, so none of its code (toString, Symbol.toPrimitive) runs. */
+function keyPlaceholder(value: unknown): string {
+  return `[${value === null ? "null" : typeof value}]`;
 }
 
 /** Lists the context's entries without running any of its code (no getters, no overridden iterators). */
@@ -112,7 +125,7 @@ function readEntries(context: unknown): RawEntry[] {
       Map.prototype.forEach.call(context, (value: unknown, key: unknown) => {
         const keyIsString = typeof key === "string";
         out.push({
-          key: keyIsString ? key : safeString(key),
+          key: keyIsString ? (key as string) : keyPlaceholder(key),
           raw: { ok: true, value },
           keyIsString,
         });
@@ -155,13 +168,13 @@ function valueText(raw: RawValue): string | undefined {
   }
 }
 
-function validatedAllow(allow: unknown): ReadonlySet<string> {
-  if (allow === undefined) return new Set();
-  if (!Array.isArray(allow)) throw new TypeError("context allow list must be an array of names");
+function validatedNames(list: unknown, label: string): ReadonlySet<string> {
+  if (list === undefined) return new Set();
+  if (!Array.isArray(list)) throw new TypeError(`${label} must be an array of names`);
   return new Set(
-    allow.map((item, index) => {
+    list.map((item, index) => {
       if (typeof item !== "string" || !isUpperIdentifier(asciiUpper(item))) {
-        throw new TypeError(`context allow list entry ${index} is not a shell identifier`);
+        throw new TypeError(`${label} entry ${index} is not a shell identifier`);
       }
       return asciiUpper(item);
     }),
@@ -175,7 +188,7 @@ function validatedAllow(allow: unknown): ReadonlySet<string> {
  * reserved). The returned function is total and deterministic.
  */
 export function createContextExporter(options: ContextExportOptions = {}): ContextExporter {
-  const mode: ContextMode = options.mode ?? "bare";
+  const mode: ContextMode = options.mode ?? "namespace";
   if (mode !== "bare" && mode !== "namespace" && mode !== "allowlist") {
     throw new TypeError('context mode must be "bare", "namespace" or "allowlist"');
   }
@@ -190,7 +203,8 @@ export function createContextExporter(options: ContextExportOptions = {}): Conte
       throw new TypeError("context namespace must be a shell identifier that is not reserved");
     }
   }
-  const allow = validatedAllow(options.allow);
+  const bare = validatedNames(options.bare, "context bare names");
+  const allow = new Set([...validatedNames(options.allow, "context allow list"), ...bare]);
   for (const name of allow) {
     if (matchesDenylist(name, denylist)) {
       throw new TypeError(`context allow list names a reserved variable: ${displayName(name)}`);
@@ -206,8 +220,10 @@ export function createContextExporter(options: ContextExportOptions = {}): Conte
       skipped.push(Object.freeze({ key, name, reason }));
     };
     for (const { key, raw, keyIsString } of entries) {
-      const name = namespace + asciiUpper(key);
-      const reason = checkEntry(name, keyIsString, raw, mode, allow, denylist);
+      const upper = asciiUpper(key);
+      const isBare = mode !== "namespace" || bare.has(upper);
+      const name = isBare ? upper : namespace + upper;
+      const reason = checkEntry(name, isBare, keyIsString, raw, mode, allow, denylist);
       if (typeof reason === "string") {
         skip(key, name, reason);
         continue;
@@ -230,6 +246,7 @@ export function createContextExporter(options: ContextExportOptions = {}): Conte
 
 function checkEntry(
   name: string,
+  isBare: boolean,
   keyIsString: boolean,
   raw: RawValue,
   mode: ContextMode,
@@ -238,7 +255,7 @@ function checkEntry(
 ): ContextSkipReason | { value: string } {
   if (!keyIsString || !isUpperIdentifier(name)) return "invalid_identifier";
   if (mode === "allowlist" && !allow.has(name)) return "not_allowed";
-  if (matchesDenylist(name, denylist, { suffixes: mode !== "namespace" })) return "reserved_name";
+  if (matchesDenylist(name, denylist, { suffixes: isBare })) return "reserved_name";
   const value = valueText(raw);
   if (value === undefined) return "unsupported_value";
   if (isUnsafeValue(name, value)) return "unsafe_value";
@@ -253,7 +270,8 @@ function checkEntry(
 let defaultExporter: ContextExporter | undefined;
 
 /**
- * Exports a context as environment pairs.
+ * Exports a context as environment pairs: by default every name under the
+ * `CTX_` namespace, except the bare names listed in `options.bare`.
  *
  * Total and deterministic in `context`: any value at all is accepted (a
  * record's own enumerable string keys, a Map's entries; anything else yields

@@ -4,8 +4,11 @@
  *
  * Layers, lowest precedence first (a higher layer always wins):
  *   inherited → context → step → session → overlay → extra → host → grant → correlation
- * Untrusted layers (context, step values) are checked against the denylist
- * before they are applied, so they can never set a reserved name; everything
+ * Untrusted layers (context, step values) are checked before they are
+ * applied: a bare name (outside the step prefix and the context namespace)
+ * must be one the host declared (`bareNames`, or "any" under the compat
+ * preset), and every name against the denylist, so they can never set an
+ * undeclared or reserved name; everything
  * above them is trusted host configuration and is only checked for
  * representability (see trustedEnvMap).
  *
@@ -35,7 +38,12 @@ export const ENV_LAYERS = Object.freeze([
 export type EnvLayer = (typeof ENV_LAYERS)[number];
 
 /** Why a step value was not applied. */
-export type StepSkipReason = "invalid_identifier" | "reserved_name" | "unsafe_value";
+export type StepSkipReason =
+  | "invalid_identifier"
+  | "reserved_name"
+  | "unsafe_value"
+  /** A bare (un-prefixed) name the host did not declare in `bareNames`. */
+  | "undeclared_name";
 
 /** A skipped entry of an untrusted layer, tagged with its layer. */
 export type LayerSkip =
@@ -70,6 +78,15 @@ export interface LayerInput {
   readonly stepPrefix: string;
   /** Windows-style names: variables whose names differ only in ASCII case are one variable. */
   readonly caseInsensitive?: boolean | undefined;
+  /**
+   * The bare names an untrusted layer may set: a set of host-declared names
+   * (ASCII upper-case), or "any" (the recipe-runner-compat preset: every name
+   * the denylist allows). Default: none — an untrusted name must then be under
+   * the step prefix or the context namespace.
+   */
+  readonly bareNames?: ReadonlySet<string> | "any" | undefined;
+  /** The context namespace (e.g. "CTX_"): context names under it are not bare. */
+  readonly contextNamespace?: string | undefined;
 }
 
 export interface LayeredEnv {
@@ -89,6 +106,13 @@ export interface LayeredEnv {
 export function inheritedNames(layered: Pick<LayeredEnv, "origin">): Set<string> {
   const names = new Set<string>();
   for (const [name, layer] of layered.origin) if (layer === "inherited") names.add(name);
+  return names;
+}
+
+/** Final names whose value came from the exported context: skipped first under budget pressure. */
+export function contextNames(layered: Pick<LayeredEnv, "origin">): Set<string> {
+  const names = new Set<string>();
+  for (const [name, layer] of layered.origin) if (layer === "context") names.add(name);
   return names;
 }
 
@@ -124,22 +148,40 @@ export function layerEnv(input: LayerInput): LayeredEnv {
         winners.set(name, { name, value, layer });
       };
   const skipped: LayerSkip[] = [];
+  const bareNames = input.bareNames ?? new Set<string>();
+  // A bare name is one outside the untrusted layer's own namespace; only declared ones pass.
+  const undeclared = (upper: string, namespace: string | undefined): boolean =>
+    bareNames !== "any" &&
+    !(namespace !== undefined && namespace !== "" && upper.startsWith(namespace)) &&
+    !bareNames.has(upper);
 
   for (const [name, value] of input.inherited) put(name, value, "inherited");
   if (input.context !== undefined) {
     for (const skip of input.context.skipped) {
       skipped.push(Object.freeze({ ...skip, layer: "context" }));
     }
+    const namespace = input.contextNamespace;
     for (const [name, value] of input.context.pairs) {
       // Defence in depth: the exporter already refused these.
-      if (matchesDenylist(asciiUpper(name), input.denylist, { suffixes: false })) continue;
+      const upper = asciiUpper(name);
+      if (matchesDenylist(upper, input.denylist, { suffixes: false })) continue;
+      if (undeclared(upper, namespace === undefined ? undefined : asciiUpper(namespace))) {
+        skipped.push(
+          Object.freeze({ layer: "context", key: name, name, reason: "undeclared_name" as const }),
+        );
+        continue;
+      }
       put(name, value, "context");
     }
   }
   if (input.stepValues !== undefined) {
     const scope = { ownPrefix: input.stepPrefix };
     for (const [name, value] of input.stepValues) {
-      const reason = stepValueProblem(name, value, input.denylist, scope);
+      const reason =
+        stepValueProblem(name, value, input.denylist, scope) ??
+        (undeclared(asciiUpper(name), asciiUpper(input.stepPrefix))
+          ? "undeclared_name"
+          : undefined);
       if (reason !== undefined) {
         const key = String(name);
         skipped.push(Object.freeze({ layer: "step", key, name: asciiUpper(key), reason }));

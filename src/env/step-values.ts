@@ -17,13 +17,18 @@
  *     aliases the last key in sorted order wins, as the context export does.
  *     Every loser is reported as skipped with reason "name_collision".
  *
- * Pure and total: odd input (cycles, BigInt, throwing toJSON, lone
- * surrogates, names with "=") is skipped with a reason, never thrown. Values
+ * Step values are data: a tree. An object or array reached twice — a cycle,
+ * or a reference shared between two places — is a TypeError before any work
+ * (flattening a shared graph costs time exponential in its depth), as is a
+ * Map key that is not a string (its toString is never called). Any other odd
+ * input (BigInt, throwing toJSON, lone surrogates, names with "=") is skipped
+ * with a reason, never thrown. Values
  * containing NUL are passed through: whether they must spill (and so fail) is
  * the spill planner's decision. Skips are returned as data and not logged
  * here; the caller decides whether to log them (names only).
  */
-import { compareNames } from "../errors.js";
+import { types } from "node:util";
+import { compareNames, displayName } from "../errors.js";
 import { asciiUpper, isUpperIdentifier } from "./names.js";
 
 /** Why a step value produced no variable under a name. */
@@ -47,8 +52,13 @@ export interface StepValueOptions {
   readonly nestedSeparator?: string;
   /** Levels of object nesting that get their own variables. Default 4; 0 disables nesting. */
   readonly maxDepth?: number;
-  /** Make the upper-case alias of each top-level key. Default true. */
-  readonly aliases?: boolean;
+  /**
+   * Which top-level keys also get their upper-case alias: true (every key,
+   * the recipe-runner-compat preset), false (none), or the set of declared
+   * bare names (ASCII upper-case) an alias may take. Default true; the
+   * runtime passes its declared names.
+   */
+  readonly aliases?: boolean | ReadonlySet<string>;
   /**
    * Called for each alias that already passed the identifier rule; returns a
    * skip reason, or null to keep the alias. Default: keep every alias. The
@@ -90,15 +100,61 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 function ownEntries(values: StepValues | Record<string, unknown>): [string, unknown][] {
   // The default sort compares UTF-16 code units, the order compareNames defines.
-  if (values instanceof Map) {
+  if (types.isMap(values)) {
     const out: [string, unknown][] = [];
-    for (const [key, value] of values) if (typeof key === "string") out.push([key, value]);
+    let index = 0;
+    // Map.prototype.forEach, not the instance's (possibly overridden) iterator.
+    Map.prototype.forEach.call(values, (value: unknown, key: unknown) => {
+      if (typeof key !== "string") {
+        // Only the key's type is named: String(key) would run its toString.
+        throw new TypeError(
+          `step values: Map key ${index} is a ${key === null ? "null" : typeof key}, not a string`,
+        );
+      }
+      out.push([key, value]);
+      index += 1;
+    });
     return out.sort((a, b) => compareNames(a[0], b[0]));
   }
   // Descriptors, not property reads: an accessor is never called.
   return Object.keys(values)
     .sort()
     .map((key) => [key, Object.getOwnPropertyDescriptor(values, key)?.value]);
+}
+
+/** The own enumerable values of an object or array, read through descriptors (no getter runs). */
+function childValues(node: object): unknown[] {
+  const out: unknown[] = [];
+  for (const key of Object.keys(node)) {
+    const descriptor = Object.getOwnPropertyDescriptor(node, key);
+    if (descriptor !== undefined && "value" in descriptor) out.push(descriptor.value);
+  }
+  return out;
+}
+
+/**
+ * Throws TypeError when any object or array is reachable twice from the step
+ * values (a cycle or a shared reference). One pass, each object visited once:
+ * linear in the size of the values, whatever their shape.
+ */
+function assertTree(top: readonly [string, unknown][]): void {
+  const seen = new Set<object>();
+  for (const [key, root] of top) {
+    const stack: unknown[] = [root];
+    while (stack.length > 0) {
+      const node = stack.pop();
+      if (node === null || typeof node !== "object") continue;
+      if (seen.has(node)) {
+        throw new TypeError(
+          `step values: the value of ${displayName(key)} reaches an object twice ` +
+            "(a cycle or a shared reference); step values must be a tree of data",
+        );
+      }
+      seen.add(node);
+      if (types.isMap(node) || types.isSet(node)) continue;
+      for (const child of childValues(node)) stack.push(child);
+    }
+  }
 }
 
 /** A name execve can carry: non-empty, no "=", no NUL, well-formed UTF-16. */
@@ -108,17 +164,21 @@ function isEnvName(name: string): boolean {
 
 /**
  * Turns step values into environment variables (see the module comment for
- * the exact rule). Pure and total: never throws; everything it cannot
- * represent is listed in `skipped` with a reason. Never logs.
+ * the exact rule). Pure and linear in the size of the values. Throws
+ * TypeError for a cycle or shared reference and for a non-string Map key;
+ * everything else it cannot represent is listed in `skipped` with a reason.
+ * Never logs, never runs a getter or a key's toString.
  */
 export function stepValueEnv(values: StepValues, options: StepValueOptions = {}): StepValueEnv {
   const prefix = options.prefix ?? DEFAULT_PREFIX;
   const separator = options.nestedSeparator ?? DEFAULT_SEPARATOR;
   const maxDepth = Math.max(0, Math.floor(options.maxDepth ?? DEFAULT_MAX_DEPTH));
   const aliasFilter = options.aliasFilter ?? (() => null);
+  const aliases = options.aliases ?? true;
   const env = new Map<string, string>();
   const skipped: StepValueSkip[] = [];
-  const seen = new Set<object>();
+  const top = ownEntries(values);
+  assertTree(top);
 
   const claim = (name: string, value: unknown): boolean => {
     if (!isEnvName(name)) {
@@ -144,20 +204,19 @@ export function stepValueEnv(values: StepValues, options: StepValueOptions = {})
 
   const visit = (name: string, value: unknown, depth: number): void => {
     if (!claim(name, value)) return;
-    if (depth >= maxDepth || !isPlainObject(value) || seen.has(value)) return;
-    seen.add(value);
+    if (depth >= maxDepth || !isPlainObject(value)) return;
     for (const [key, child] of ownEntries(value))
       visit(`${name}${separator}${key}`, child, depth + 1);
-    seen.delete(value);
   };
 
-  const top = ownEntries(values);
   for (const [key, value] of top) visit(`${prefix}${key}`, value, 0);
 
-  if (options.aliases ?? true) {
+  if (aliases !== false) {
     const aliasNames = new Set<string>();
     for (const [key, value] of top) {
       const alias = asciiUpper(key);
+      // Only declared bare names get an alias; the others are not aliased at all (not a skip).
+      if (aliases !== true && !aliases.has(alias)) continue;
       if (!isUpperIdentifier(alias)) {
         skipped.push({ name: alias, reason: "invalid_identifier" });
         continue;

@@ -14,7 +14,7 @@
  */
 import { tmpdir as osTmpdir } from "node:os";
 import { type BoundedEnv, boundedEnv, measureArgv } from "../env/bounded-env.js";
-import { inheritedNames, type LayeredEnv, type LayerSkip } from "../env/layers.js";
+import { contextNames, inheritedNames, type LayeredEnv, type LayerSkip } from "../env/layers.js";
 import type { StepWithRetiredFields } from "../env/retired-fields.js";
 import { planSpill, type SpillPlan } from "../env/spill-plan.js";
 import { type StepValueSkip, type StepValues, stepValueEnv } from "../env/step-values.js";
@@ -46,6 +46,8 @@ export const BASH_OPTIONS: readonly string[] = Object.freeze(["--norc", "--nopro
 /** What a runtime lends a bash step. */
 export interface BashStepHost {
   readonly stepPrefix: string;
+  /** Which step values get an upper-case alias: all (compat preset) or the declared bare names. */
+  readonly aliases?: boolean | ReadonlySet<string>;
   readonly interpreter: () => string;
   readonly buildEnv: (options: {
     context?: unknown;
@@ -69,7 +71,7 @@ export const UNNAMED_STEP = "(unnamed step)";
 export interface BashStepOptions {
   /** Untrusted context, exported through the runtime's context policy. */
   readonly context?: unknown;
-  /** Step values: RECIPE_VAR_<name>, nested RECIPE_VAR_<a>__<b>, and the upper-case alias. */
+  /** Step values: RECIPE_VAR_<name>, nested RECIPE_VAR_<a>__<b>, and the upper-case alias where the runtime declares it. */
   readonly values?: StepValues;
   /** Trusted per-call variables (above the overlay, below host values). */
   readonly extra?: Readonly<Record<string, string | undefined>> | ReadonlyMap<string, string>;
@@ -227,6 +229,7 @@ function variableReports(
   const spilled = new Set(spill.spilled.map((s) => s.name));
   const droppedStep = new Map(spill.dropped.map((d) => [d.name, d]));
   const trimmed = new Map(bounded.dropped.map((d) => [d.name, d]));
+  const overBudget = new Set(bounded.skipped.map((d) => d.name));
   for (const [name, value] of layered.env) {
     const origin = layered.origin.get(name) ?? "inherited";
     const bytes = spill.sizes.get(name) ?? pairBytes(name, value);
@@ -236,15 +239,19 @@ function variableReports(
         ? "dropped"
         : trimmed.has(name)
           ? "trimmed"
-          : "inline";
+          : overBudget.has(name)
+            ? "skipped"
+            : "inline";
     const reason =
       fate === "spilled"
         ? "over the per-value cap or the budget"
         : fate === "dropped"
           ? droppedStep.get(name)?.reason
           : fate === "trimmed"
-            ? "over budget: largest non-protected inherited variable"
-            : undefined;
+            ? "over budget from trusted variables: largest non-protected inherited variable"
+            : fate === "skipped"
+              ? "aggregate_env_budget"
+              : undefined;
     reports.push({ name, fate, origin, bytes, reason });
   }
   for (const drop of layered.dropped) {
@@ -300,8 +307,12 @@ export function planBashStep(
   }
   const limits = options.limits ?? probeLimits();
   const interpreter = host.interpreter();
-  // Aliases are checked against the denylist by the layering, like every step-value name.
-  const steps = stepValueEnv(options.values ?? {}, { prefix: host.stepPrefix });
+  // Aliases only for declared bare names (or all, under the compat preset); the
+  // layering checks them against the declaration and the denylist again.
+  const steps = stepValueEnv(options.values ?? {}, {
+    prefix: host.stepPrefix,
+    aliases: host.aliases ?? false,
+  });
   const layered = host.buildEnv({
     ...(options.context === undefined ? {} : { context: options.context }),
     stepValues: steps.env,
@@ -321,6 +332,7 @@ export function planBashStep(
   const bounded = boundedEnv({
     env: spill.inline,
     inheritedNames: inheritedNames(layered),
+    untrustedNames: contextNames(layered),
     protected: host.protected,
     file: interpreter,
     argv: spill.argv,
@@ -410,6 +422,7 @@ export async function runBashStep(
       ],
       skipped: [
         ...plan.layered.skipped.map((s) => ({ name: skippedName(s), reason: s.reason })),
+        ...plan.bounded.skipped.map((s) => ({ name: s.name, reason: "aggregate_env_budget" })),
         ...plan.stepSkipped.map((s) => ({ name: s.name, reason: s.reason })),
       ],
     };

@@ -12,7 +12,7 @@
 import { Buffer } from "node:buffer";
 import { resolve } from "node:path";
 import { boundedEnv, measureArgv, measureEnv } from "../env/bounded-env.js";
-import { inheritedNames, type LayeredEnv } from "../env/layers.js";
+import { contextNames, inheritedNames, type LayeredEnv } from "../env/layers.js";
 import type { ArgvSize } from "../env/spill-plan.js";
 import { InvalidEnvError, type SizedName } from "../errors.js";
 import { assertKnownOptions, knownKeys } from "../known-options.js";
@@ -43,15 +43,17 @@ export interface RuntimeSpawnOptions extends Omit<SpawnOptions, "env" | "path"> 
   readonly extra?: Readonly<Record<string, string | undefined>> | ReadonlyMap<string, string>;
   readonly correlationId?: string;
   readonly limits?: Pick<Limits, "execLimit" | "maxArgStrlen">;
-  /** Called with the inherited variables trimmed to fit (names and sizes). */
+  /** Called with the inherited variables trimmed to fit (names and sizes): pressure from trusted layers only. */
   readonly onTrim?: (dropped: readonly SizedName[]) => void;
+  /** Called with the context entries skipped to fit (names and sizes; reason "aggregate_env_budget"). */
+  readonly onSkip?: (skipped: readonly SizedName[]) => void;
 }
 
 /** runtime.spawn's keys: its own, and spawn's except `env` and `path` (the runtime decides both). */
 export const RUNTIME_SPAWN_OPTION_KEYS: ReadonlySet<string> = knownKeys<
   Omit<RuntimeSpawnOptions, keyof SpawnOptions>
 >(
-  { context: true, extra: true, correlationId: true, limits: true, onTrim: true },
+  { context: true, extra: true, correlationId: true, limits: true, onTrim: true, onSkip: true },
   new Set([...SPAWN_OPTION_KEYS].filter((key) => key !== "env" && key !== "path")),
 );
 
@@ -98,11 +100,13 @@ export function runtimeSpawn(
     throw new TypeError("runtime.spawn: options must be an object");
   }
   assertKnownOptions(options, RUNTIME_SPAWN_OPTION_KEYS, "runtime.spawn");
-  if (options.onTrim !== undefined && typeof options.onTrim !== "function") {
-    throw new TypeError("runtime.spawn: options.onTrim must be a function");
+  for (const key of ["onTrim", "onSkip"] as const) {
+    if (options[key] !== undefined && typeof options[key] !== "function") {
+      throw new TypeError(`runtime.spawn: options.${key} must be a function`);
+    }
   }
   assertLimitsOption(options.limits, "runtime.spawn");
-  const { context, extra, correlationId, limits: given, onTrim, ...spawnOptions } = options;
+  const { context, extra, correlationId, limits: given, onTrim, onSkip, ...spawnOptions } = options;
   const limits = given ?? probeLimits();
   const argv0 = typeof spawnOptions.argv0 === "string" ? spawnOptions.argv0 : file;
   assertArgvStrings([argv0, ...args], limits.maxArgStrlen);
@@ -118,6 +122,7 @@ export function runtimeSpawn(
   const bounded = boundedEnv({
     env: layered.env,
     inheritedNames: inheritedNames(layered),
+    untrustedNames: contextNames(layered),
     protected: host.protected,
     file: resolved,
     // A #! rewrite adds strings but no pointers: more bytes, the same argc.
@@ -126,6 +131,7 @@ export function runtimeSpawn(
     sizes,
     ...(host.logger === undefined ? {} : { log: host.logger }),
   });
+  if (bounded.skipped.length > 0) onSkip?.(bounded.skipped);
   if (bounded.dropped.length > 0) onTrim?.(bounded.dropped);
   return spawn(resolved, args, { ...spawnOptions, argv0, env: bounded.env });
 }

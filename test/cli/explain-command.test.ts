@@ -46,24 +46,22 @@ describe("exactspawn explain", () => {
     expect(run.status).toBe(0);
     expect(run.stdout).toMatchInlineSnapshot(`
       "NAME               FATE     ORIGIN      BYTES  REASON
-      BAD KEY            skipped  context         -  invalid_identifier
-      COUNT              spilled  step            8  to fit the exec limit (budget)
+      CTX_BAD KEY        skipped  context         -  invalid_identifier
+      CTX_LD_PRELOAD     inline   context        37
+      CTX_TICKET         inline   context        32
       EXACTSPAWN_BASH    inline   inherited      26
       HOME               inline   inherited      19
       LANG               inline   inherited      13
-      LD_PRELOAD         skipped  context         -  reserved_name
-      NOISE              trimmed  inherited   8,020  over budget: largest non-protected inherited variable
+      NOISE              trimmed  inherited   8,020  over budget from trusted variables: largest non-protected inherited variable
       PATH               inline   inherited      19
       RECIPE_VAR_count   spilled  step           19  to fit the exec limit (budget)
       RECIPE_VAR_report  spilled  step       20,032  to fit the exec limit (budget)
-      REPORT             spilled  step       20,021  to fit the exec limit (budget)
       SERVICE_TOKEN      dropped  inherited      34  blocked
-      TICKET             inline   context        28
       TMPDIR             inline   inherited      12
 
       interpreter  /bin/bash (script inline, bash -c, 7 B command)
-      budget       [####............................] 11.3%: footprint 923 B of exec limit 8,192 B (8 KiB) (option)
-      totals       14 variables: 6 inline (117 B), 4 spilled (40,080 B (39.1 KiB)), 1 trimmed (8,020 B (7.8 KiB)), 2 skipped, 1 dropped (34 B)
+      budget       [###.............................] 8.1%: footprint 660 B of exec limit 8,192 B (8 KiB) (option)
+      totals       12 variables: 7 inline (158 B), 2 spilled (20,051 B (19.6 KiB)), 1 trimmed (8,020 B (7.8 KiB)), 1 skipped, 1 dropped (34 B)
       "
     `);
   });
@@ -107,14 +105,10 @@ describe("exactspawn explain", () => {
       ]);
     }
     const byName = Object.fromEntries(json.variables.map((v: { name: string }) => [v.name, v]));
-    expect(byName["LD_PRELOAD"]).toEqual({
-      name: "LD_PRELOAD",
-      fate: "skipped",
-      origin: "context",
-      bytes: null,
-      reason: "reserved_name",
-      limit: null,
-    });
+    // Context keys are namespaced by default: ld_preload cannot reach LD_PRELOAD.
+    expect(byName["LD_PRELOAD"]).toBeUndefined();
+    expect(byName["CTX_LD_PRELOAD"]).toMatchObject({ fate: "inline", origin: "context" });
+    expect(byName["BAD KEY"]).toBeUndefined();
     expect(byName["RECIPE_VAR_report"]).toMatchObject({ fate: "spilled", bytes: 20_032 });
     expect(byName["NOISE"]).toMatchObject({
       fate: "trimmed",
@@ -122,7 +116,7 @@ describe("exactspawn explain", () => {
       limit: "budget",
     });
     expect(byName["SERVICE_TOKEN"]).toMatchObject({ fate: "dropped", reason: "blocked" });
-    expect(byName["TICKET"]).toMatchObject({ fate: "inline", origin: "context" });
+    expect(byName["CTX_TICKET"]).toMatchObject({ fate: "inline", origin: "context" });
     expect(json.footprint).toBeLessThanOrEqual(8192);
     expect(json.headroom).toBe(8192 - json.footprint);
     expect(json.totals.variables).toBe(json.variables.length);

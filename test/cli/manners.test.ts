@@ -54,11 +54,11 @@ describe("a value the user named must reach the step", () => {
     expect(readFileSync(marker, "utf8")).toBe("");
   });
 
-  it("a denylisted context key and a context value over the per-value cap", () => {
+  it("a context key that is no identifier and a context value over the per-value cap", () => {
     const big = tmp.write("big.txt", `${MARKER}${"b".repeat(130_000)}`);
     expectUsage(
-      ["run", "--context", `ld_preload=${MARKER}`, "--context", `blob=@${big}`, "--", "true"],
-      "exactspawn run: --context blob (value_too_large), --context ld_preload (reserved_name) " +
+      ["run", "--context", `bad.key=${MARKER}`, "--context", `blob=@${big}`, "--", "true"],
+      "exactspawn run: --context bad.key (invalid_identifier), --context blob (value_too_large) " +
         "do not reach the step (see exactspawn explain); fix it, or pass --allow-skips to run without",
     );
   });

@@ -60,7 +60,7 @@ describe("exactspawn run", () => {
       "--var",
       `report=@${file}`,
       "--",
-      'printf %s "$REPORT" | sha256sum; printf %s "$RECIPE_VAR_report" | wc -c',
+      'printf %s "$RECIPE_VAR_report" | sha256sum; printf %s "$RECIPE_VAR_report" | wc -c',
     ]);
     expect(run.stderr).toBe("");
     expect(run.status).toBe(0);
@@ -82,7 +82,7 @@ describe("exactspawn run", () => {
       "count=3",
       "--",
       // biome-ignore lint/suspicious/noTemplateCurlyInString: a bash parameter expansion
-      'printf "%s|%s|%s|%s|%s\\n" "$HOME" "$TICKET" "$COUNT" "${SERVICE_TOKEN-unset}" "$EDITOR"',
+      'printf "%s|%s|%s|%s|%s\\n" "$HOME" "$CTX_TICKET" "$RECIPE_VAR_count" "${SERVICE_TOKEN-unset}" "$EDITOR"',
     ]);
     expect(run.status).toBe(0);
     expect(run.stdout).toBe("/home/fixture|T-1|3|unset|vim -n\n");
@@ -106,7 +106,14 @@ describe("exactspawn run", () => {
     expect(quiet.stderr).toMatch(/budget\s+\[/);
     expect(quiet.stderr + quiet.stdout).not.toContain(MARKER);
     // Only the step's own output can carry it.
-    const echo = cli(["run", "--verbose", "--var", `secret=${MARKER}`, "--", 'echo "$SECRET"']);
+    const echo = cli([
+      "run",
+      "--verbose",
+      "--var",
+      `secret=${MARKER}`,
+      "--",
+      'echo "$RECIPE_VAR_secret"',
+    ]);
     expect(echo.stdout).toBe(`${MARKER}\n`);
     expect(echo.stderr).not.toContain(MARKER);
   });

@@ -38,7 +38,7 @@ describe("values from files and stdin, not argv", () => {
         "--context",
         `ticket=@${file}`,
         "--",
-        'printf "%s|" "$RECIPE_VAR_token"; printf "%s|" "$TICKET"; cat',
+        'printf "%s|" "$RECIPE_VAR_token"; printf "%s|" "$CTX_TICKET"; cat',
       ],
       { input: `${MARKER}-token\n` },
     );
@@ -49,7 +49,7 @@ describe("values from files and stdin, not argv", () => {
   });
 
   it("--context KEY=@@text is the literal @text", () => {
-    const run = cli(["run", "--context", "handle=@@me", "--", 'printf %s "$HANDLE"']);
+    const run = cli(["run", "--context", "handle=@@me", "--", 'printf %s "$CTX_HANDLE"']);
     expect(run.stdout).toBe("@me");
   });
 
@@ -91,7 +91,7 @@ describe("values from files and stdin, not argv", () => {
       "--context",
       "owner=dev",
       "--",
-      'printf "%s|%s" "$TICKET" "$OWNER"',
+      'printf "%s|%s" "$CTX_TICKET" "$CTX_OWNER"',
     ]);
     expect(run.stderr).toBe("");
     expect(run.stdout).toBe(`${MARKER}-1|dev`);

@@ -10,7 +10,9 @@ import { PER_VALUE_ENV_CAP } from "../../src/limits.js";
 import { setLogger } from "../../src/log.js";
 import { captureLog } from "../helpers/capture-log.js";
 
-const quiet = { logger: false } as const;
+// Most of this file pins the rules of bare export (the upstream behaviour, the
+// compat preset's mode); the default namespace mode has its own block.
+const quiet = { mode: "bare", logger: false } as const;
 const pairs = (out: ContextExport) => Object.fromEntries(out.pairs);
 const reasons = (out: ContextExport) => out.skipped.map(({ key, reason }) => [key, reason]);
 
@@ -213,7 +215,27 @@ describe("contextEnvPairs: accepted shapes", () => {
       quiet,
     );
     expect(out.pairs).toEqual([["TASK_DESCRIPTION", "t"]]);
-    expect(reasons(out)).toEqual([["1", "invalid_identifier"]]);
+    expect(reasons(out)).toEqual([["[number]", "invalid_identifier"]]);
+  });
+
+  it("never runs a non-string Map key's code (toString, toPrimitive)", () => {
+    // Broken once on purpose: with the key reported as String(key) again, the
+    // toString below ran and this test went red; restored, green.
+    const calls: string[] = [];
+    const key = {
+      toString() {
+        calls.push("toString");
+        throw new Error("toString ran");
+      },
+      [Symbol.toPrimitive]() {
+        calls.push("toPrimitive");
+        return "TASK_DESCRIPTION";
+      },
+    };
+    const out = contextEnvPairs(new Map<unknown, unknown>([[key, "x"]]), quiet);
+    expect(calls).toEqual([]);
+    expect(out.pairs).toEqual([]);
+    expect(reasons(out)).toEqual([["[object]", "invalid_identifier"]]);
   });
 
   it("accepts a Map from another realm", async () => {
@@ -310,7 +332,7 @@ describe("contextEnvPairs: modes", () => {
   it("honours host denylist additions", () => {
     const out = contextEnvPairs(
       { github_token: "x", notes: "y" },
-      { denylist: { suffixes: ["_TOKEN"] }, logger: false },
+      { mode: "bare", denylist: { suffixes: ["_TOKEN"] }, logger: false },
     );
     expect(reasons(out)).toEqual([["github_token", "reserved_name"]]);
   });
@@ -330,7 +352,7 @@ describe("contextEnvPairs: logging", () => {
         tz: `/${SENTINEL}`,
         task_description: SENTINEL,
       },
-      { logger: log.logger },
+      { mode: "bare", logger: log.logger },
     );
     const events = log.events();
     expect(events.map((e) => [e["level"], e["name"], e["reason"], e["msg"]])).toEqual([
@@ -347,7 +369,7 @@ describe("contextEnvPairs: logging", () => {
     const log = captureLog();
     setLogger(log.logger);
     try {
-      contextEnvPairs({ ld_preload: SENTINEL });
+      contextEnvPairs({ lib_path: SENTINEL, "bad key": SENTINEL });
     } finally {
       setLogger(undefined);
     }

@@ -154,7 +154,6 @@ describe("isReservedName", () => {
     "LANG",
     "LC_ALL",
     "TZ",
-    "TERM",
     "CTX_LD_PRELOAD",
   ];
   it.each(free)("%s is not reserved", (name) => {

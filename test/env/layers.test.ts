@@ -7,8 +7,10 @@ import { InvalidEnvError } from "../../src/errors.js";
 
 const SENTINEL = "SENTINEL-7f3a";
 const denylist = createDenylist();
-const base = { denylist, stepPrefix: "RECIPE_VAR_" } as const;
-const ctx = (context: Record<string, unknown>) => contextEnvPairs(context, { logger: false });
+// The precedence tests use bare names throughout, as the recipe-runner-compat preset does.
+const base = { denylist, stepPrefix: "RECIPE_VAR_", bareNames: "any" } as const;
+const ctx = (context: Record<string, unknown>) =>
+  contextEnvPairs(context, { mode: "bare", logger: false });
 const m = (record: Record<string, string>) => new Map(Object.entries(record));
 
 describe("layerEnv: precedence", () => {
@@ -254,5 +256,55 @@ describe("layerEnv: properties", () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe("layerEnv: undeclared bare names (the secure default)", () => {
+  // Broken once on purpose: with `undeclared()` returning false, the first two
+  // tests below went red (TASK, PAGER_X and TASK_DESCRIPTION were set); restored, green.
+  const strict = { denylist, stepPrefix: "RECIPE_VAR_" } as const;
+
+  it("refuses a bare step-value name (an alias) the host did not declare", () => {
+    const out = layerEnv({
+      ...strict,
+      inherited: new Map(),
+      stepValues: m({ RECIPE_VAR_task: "t", TASK: "t", PAGER_X: "p" }),
+    });
+    expect([...out.env.keys()]).toEqual(["RECIPE_VAR_task"]);
+    expect(out.skipped.map((s) => [s.key, s.reason])).toEqual([
+      ["TASK", "undeclared_name"],
+      ["PAGER_X", "undeclared_name"],
+    ]);
+  });
+
+  it("refuses a bare context name unless declared; namespaced names pass", () => {
+    const out = layerEnv({
+      ...strict,
+      contextNamespace: "CTX_",
+      bareNames: new Set(["REPO_PATH"]),
+      inherited: new Map(),
+      context: ctx({ task_description: "t", repo_path: "r" }),
+    });
+    expect([...out.env.keys()]).toEqual(["REPO_PATH"]);
+    expect(out.skipped.map((s) => [s.name, s.reason])).toEqual([
+      ["TASK_DESCRIPTION", "undeclared_name"],
+    ]);
+    const namespaced = layerEnv({
+      ...strict,
+      contextNamespace: "CTX_",
+      inherited: new Map(),
+      context: contextEnvPairs({ task_description: "t" }, { logger: false }),
+    });
+    expect([...namespaced.env]).toEqual([["CTX_TASK_DESCRIPTION", "t"]]);
+  });
+
+  it("lets a declared alias through, still subject to the denylist", () => {
+    const out = layerEnv({
+      ...strict,
+      bareNames: new Set(["REPORT"]),
+      inherited: new Map(),
+      stepValues: m({ RECIPE_VAR_report: "r", REPORT: "r" }),
+    });
+    expect([...out.env.keys()]).toEqual(["RECIPE_VAR_report", "REPORT"]);
   });
 });

@@ -197,8 +197,8 @@ describe("fuzz: random bash steps against the real kernel", () => {
     const parentEnv: Record<string, string> = { ...process.env } as Record<string, string>;
     for (let i = 0; i < 6; i++) parentEnv[`FUZZ_INHERITED_${i}`] = "i".repeat(60 * KIB);
     // One step in ten runs under a parent environment with large inherited variables.
-    const plain = createRuntime();
-    const heavy = createRuntime({ parentEnv });
+    const plain = createRuntime({ preset: "recipe-runner-compat" });
+    const heavy = createRuntime({ preset: "recipe-runner-compat", parentEnv });
     const tmp = root();
     const random = prng(SEED);
     const inputs = Array.from({ length: STEPS }, () => makeStep(random, realLimit));

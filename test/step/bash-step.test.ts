@@ -71,7 +71,7 @@ const cases: readonly { label: string; value: string }[] = [
 ];
 
 describe("round trip under set -euo pipefail", () => {
-  const runtime = createRuntime();
+  const runtime = createRuntime({ preset: "recipe-runner-compat" });
 
   it.each(cases)("$label reaches the script byte-identical under both names", async ({ value }) => {
     const tmp = root();
@@ -137,7 +137,7 @@ const OWN_SPILL_DIR =
   'd=$(tr "\\0" "\\n" </proc/$$/cmdline | grep -o "$TMPROOT/exactspawn-spill-[A-Za-z0-9]*" | head -n1)';
 
 describe("spill files", () => {
-  const runtime = createRuntime();
+  const runtime = createRuntime({ preset: "recipe-runner-compat" });
   const big = `${SENTINEL}:${"s".repeat(300 * KIB)}`;
 
   it("live in a fresh 0700 directory under tmpdir, files 0600, removed after success", async () => {
@@ -231,8 +231,8 @@ describe("spill files", () => {
 });
 
 describe("the nested canary (context export)", () => {
-  it("a set -u step and its grandchild read TASK_DESCRIPTION", async () => {
-    const runtime = createRuntime();
+  it("a set -u step and its grandchild read TASK_DESCRIPTION, a bare name the host declared", async () => {
+    const runtime = createRuntime({ bareNames: ["TASK_DESCRIPTION", "REPO_PATH"] });
     const task = `Fix "the" bug; it's $(not) run\nsecond line`;
     const result = await runtime.bash(
       `set -u\nprintf '%s\\n' "$TASK_DESCRIPTION"\nsh -c 'set -u; echo "$TASK_DESCRIPTION"'`,
@@ -244,7 +244,7 @@ describe("the nested canary (context export)", () => {
 
 describe("parallel steps", () => {
   it("16 steps at once each read back their own value from their own spill directory", async () => {
-    const runtime = createRuntime();
+    const runtime = createRuntime({ preset: "recipe-runner-compat" });
     const tmp = root();
     const values = Array.from({ length: 16 }, (_, i) => `${i}|${String(i).repeat(150 * KIB)}|${i}`);
     const results = await Promise.all(
@@ -270,7 +270,7 @@ describe("parallel steps", () => {
 
 describe("the 64 KiB rule", () => {
   it("a command + preamble over 64 KiB runs from a private file without the spilled values", async () => {
-    const runtime = createRuntime();
+    const runtime = createRuntime({ preset: "recipe-runner-compat" });
     const tmp = root();
     const padding = `: '${"p".repeat(64 * KIB)}'`;
     const result = await runtime.bash(
@@ -288,7 +288,7 @@ describe("the 64 KiB rule", () => {
   });
 
   it("the rule applies to the combined script: a command just under 64 KiB plus a preamble goes to a file", async () => {
-    const runtime = createRuntime();
+    const runtime = createRuntime({ preset: "recipe-runner-compat" });
     const command = `: '${"p".repeat(64 * KIB - 200)}'`;
     expect(runtime.planBash(command).scriptMode).toBe("inline");
     const plan = runtime.planBash(command, {
@@ -304,7 +304,7 @@ describe("the 64 KiB rule", () => {
 describe("retired maxEnvValueBytes", () => {
   it("is accepted, ignored and warned about once per step name", async () => {
     const capture = captureLog();
-    const runtime = createRuntime({ logger: capture.logger });
+    const runtime = createRuntime({ preset: "recipe-runner-compat", logger: capture.logger });
     const value = "m".repeat(200 * KIB);
     const run = (step: string) =>
       runtime.bash('printf %s "$RECIPE_VAR_x" | wc -c', {
@@ -328,8 +328,8 @@ describe("retired maxEnvValueBytes", () => {
 
   it("planBash shares the runtime's memory; runtimes do not share it", () => {
     const capture = captureLog();
-    const one = createRuntime({ logger: capture.logger });
-    const two = createRuntime({ logger: capture.logger });
+    const one = createRuntime({ preset: "recipe-runner-compat", logger: capture.logger });
+    const two = createRuntime({ preset: "recipe-runner-compat", logger: capture.logger });
     one.planBash("true", { step: "s", maxEnvValueBytes: 1 });
     one.planBash("true", { step: "s", maxEnvValueBytes: 1 });
     two.planBash("true", { step: "s", maxEnvValueBytes: 1 });
@@ -340,7 +340,7 @@ describe("retired maxEnvValueBytes", () => {
 
 describe("a missing spill root", () => {
   it("fails before spawning with a SpillError and leaves nothing behind", async () => {
-    const runtime = createRuntime();
+    const runtime = createRuntime({ preset: "recipe-runner-compat" });
     const tmp = root();
     const missing = join(tmp, "missing");
     const error = await rejection(
