@@ -92,6 +92,8 @@ export interface NativeBinding {
   pipe?(): [number, number];
   /** close(2) → 0 or -errno; for fds no Node stream owns (fs.closeSync warns in workers). */
   closeFd?(fd: number): number;
+  /** memfd_create + write + seal → a close-on-exec fd at offset 0 (syscall "memfd_create" on failure). */
+  sealedMemfd?(name: string, bytes: Buffer): number;
 }
 
 export interface NativeStatus {
