@@ -82,6 +82,8 @@ export interface DescriptorOptions {
   readonly binding?: Pick<NativeBinding, "sealedMemfd" | "closeFd"> | null | undefined;
   /** Test seam: the kinds to try, in order. Default all three. */
   readonly kinds?: readonly DescriptorKind[] | undefined;
+  /** Test seam: the last-resort file's name in `tmpdir`. Default `.exactspawn-<24 random hex>`. */
+  readonly name?: (() => string) | undefined;
 }
 
 /** A descriptor holding bytes for the child. */
@@ -153,9 +155,9 @@ function tmpfile(dir: string, bytes: Buffer): number | undefined {
   return fd;
 }
 
-function unlinked(dir: string, bytes: Buffer): number {
+function unlinked(dir: string, bytes: Buffer, name: string): number {
   assertPrivateDirectory(dir);
-  const path = join(dir, `${UNLINKED_FILE_PREFIX}${randomBytes(12).toString("hex")}`);
+  const path = join(dir, name);
   const fd = openSync(path, NAMED_FLAGS, FILE_MODE);
   try {
     unlinkSync(path);
@@ -188,7 +190,14 @@ export function openSpillDescriptor(
       const close = binding?.closeFd;
       return { fd, kind, close: closer(fd, close === undefined ? fsClose : (n) => close(n)) };
     }
-    const fd = kind === "tmpfile" ? tmpfile(dir, bytes) : unlinked(dir, bytes);
+    const fd =
+      kind === "tmpfile"
+        ? tmpfile(dir, bytes)
+        : unlinked(
+            dir,
+            bytes,
+            options.name?.() ?? `${UNLINKED_FILE_PREFIX}${randomBytes(12).toString("hex")}`,
+          );
     if (fd !== undefined) return { fd, kind, close: closer(fd, fsClose) };
   }
   throw new TypeError(
