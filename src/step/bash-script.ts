@@ -10,7 +10,14 @@
  */
 import { Buffer } from "node:buffer";
 import type { ArgvSize } from "../env/spill-plan.js";
-import { closeLine, readLine, renderPreamble, type SpillRead, scriptLoader } from "./preamble.js";
+import {
+  closeLine,
+  copyLine,
+  readLine,
+  renderPreamble,
+  type SpillRead,
+  scriptLoader,
+} from "./preamble.js";
 import { spillSlots } from "./temp-layout.js";
 
 /** Scripts larger than this (UTF-8 bytes, values preamble included) travel through a descriptor. */
@@ -94,10 +101,11 @@ export interface BashArgvSizerInput {
   readonly bash: string;
   readonly command: string;
   /**
-   * The UTF-8 byte length of a spilled variable's value (each line of the
-   * preamble states it). Called once per name the planner tries.
+   * A spilled variable's value (each read line states its byte length; an
+   * identical earlier value is copied instead). Called once per name the
+   * planner tries.
    */
-  readonly valueBytes: (name: string) => number;
+  readonly value: (name: string) => string;
   /** The first descriptor after the step's stdio slots. Default 3. */
   readonly firstSlot?: number;
   readonly argvPrefix?: readonly string[];
@@ -147,6 +155,7 @@ export function bashArgvSizer(
   // `base` whichever way the script travels; only the close line and the
   // loader depend on the mode.
   const known: string[] = [];
+  const firstByValue = new Map<string, string>();
   let knownReads = 0;
   let knownArray: readonly string[] | undefined;
   return (spilled) => {
@@ -161,12 +170,21 @@ export function bashArgvSizer(
     knownArray = spilled;
     if (start === 0) {
       known.length = 0;
+      firstByValue.clear();
       knownReads = 0;
     }
     for (let i = start; i < spilled.length; i++) {
       const name = spilled[i] ?? "";
       known.push(name);
-      knownReads += bytesOf(readLine(name, input.valueBytes(name), base));
+      // The same rule as spillReads: a value seen before is copied, not read.
+      const value = input.value(name);
+      const earlier = firstByValue.get(value);
+      if (earlier === undefined) {
+        firstByValue.set(value, name);
+        knownReads += bytesOf(readLine(name, bytesOf(value), base));
+      } else {
+        knownReads += bytesOf(copyLine(name, earlier));
+      }
     }
     const hasValues = spilled.length > 0;
     const valuesPreamble = hasValues ? knownReads + bytesOf(closeLine(base)) : 0;

@@ -13,7 +13,7 @@
  * `runBashStep` realises it. Every report carries names, sizes and reasons —
  * never a value.
  */
-import { Buffer } from "node:buffer";
+import type { Buffer } from "node:buffer";
 import { tmpdir as osTmpdir } from "node:os";
 import { type BoundedEnv, boundedEnv, measureArgv } from "../env/bounded-env.js";
 import { inheritedNames, type LayeredEnv, type LayerSkip } from "../env/layers.js";
@@ -29,6 +29,7 @@ import { spawn } from "../spawn/spawn.js";
 import type { SpawnOptions } from "../spawn/spawn-options.js";
 import type { SpawnResult } from "../spawn/subprocess.js";
 import { type BashInvocation, bashArgvSizer, bashInvocation } from "./bash-script.js";
+import { spillReads } from "./preamble.js";
 import {
   type DescriptorKind,
   type SpillDescriptor,
@@ -262,7 +263,7 @@ export function planBashStep(
   const sizer = bashArgvSizer({
     bash: interpreter,
     command,
-    valueBytes: (name) => Buffer.byteLength(env.get(name) ?? "", "utf8"),
+    value: (name) => env.get(name) ?? "",
     firstSlot: firstSpillSlot(options.stdio),
     bashArgs: BASH_OPTIONS,
   });
@@ -311,10 +312,10 @@ function stepInvocation(
     bash: interpreter,
     bashArgs: BASH_OPTIONS,
     command,
-    spills: spill.spilled.map(({ name }) => ({
-      name,
-      bytes: Buffer.byteLength(env.get(name) ?? "", "utf8"),
-    })),
+    spills: spillReads(
+      spill.spilled.map(({ name }) => name),
+      (name) => env.get(name) ?? "",
+    ),
     firstSlot: firstSpillSlot(options.stdio),
   });
 }

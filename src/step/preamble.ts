@@ -7,7 +7,8 @@
  *   exec FD<&-
  *
  * All values share one descriptor, concatenated in order; each line takes
- * exactly its value's BYTES. `-N` reads exactly that many characters and
+ * exactly its value's BYTES. A value identical to an earlier one (a step
+ * value's alias) is written once and copied: `NAME=$EARLIER`. `-N` reads exactly that many characters and
  * ignores delimiters, so newlines (trailing ones too), backslashes (`-r`),
  * and leading or trailing blanks (`IFS=`) are kept byte for byte; `LC_ALL=C`
  * (for this command only) makes a character one byte, so any byte sequence
@@ -22,13 +23,42 @@
  * starts inherits it. The only shell text is this fixed syntax, numbers and
  * a validated identifier: value bytes never appear in the script.
  */
+import { Buffer } from "node:buffer";
 import { isSpillableName } from "../env/names.js";
 import { displayName, InvalidEnvError } from "../errors.js";
 
-/** One spilled variable and its value's length in bytes, in the order the values were written. */
+/**
+ * One spilled variable and its value's length in bytes, in the order the
+ * values were written. With `sameAs`, the value is identical to that earlier
+ * variable's (a step value and its alias): it is not written again, and the
+ * preamble copies it (`NAME=$EARLIER`, byte-exact: no splitting or globbing
+ * in an assignment) instead of reading it a second time.
+ */
 export interface SpillRead {
   readonly name: string;
   readonly bytes: number;
+  readonly sameAs?: string | undefined;
+}
+
+/**
+ * The reads for spilled `names` in order: a string value equal to an
+ * earlier one's becomes a copy of it (`sameAs`). Pure; the planner's sizer,
+ * the invocation and the descriptor writer all use this same rule.
+ */
+export function spillReads(
+  names: readonly string[],
+  value: (name: string) => string | Buffer,
+): SpillRead[] {
+  const first = new Map<string, string>();
+  return names.map((name) => {
+    const v = value(name);
+    if (typeof v !== "string") return { name, bytes: v.length };
+    const bytes = Buffer.byteLength(v, "utf8");
+    const earlier = first.get(v);
+    if (earlier !== undefined) return { name, bytes, sameAs: earlier };
+    first.set(v, name);
+    return { name, bytes };
+  });
 }
 
 /** Exit status of a step whose preamble could not load a spilled value or its script. */
@@ -46,6 +76,11 @@ function failWith(what: string): string {
 /** The line that reads one value. Names are ASCII identifiers, so `.length` is its byte count. */
 export function readLine(name: string, bytes: number, fd: number): string {
   return `LC_ALL=C IFS= read -r -N ${bytes} -u ${fd} ${name} || ${failWith(`spilled env value ${name}`)}\n`;
+}
+
+/** The line that gives `name` the value already read into `from`. */
+export function copyLine(name: string, from: string): string {
+  return `${name}=$${from}\n`;
 }
 
 /** The line that closes descriptor `fd` in the step's shell. */
@@ -91,7 +126,8 @@ export function renderPreamble(
   if (fds.values === undefined)
     throw new TypeError("renderPreamble: spills need a values descriptor");
   checkFd(fds.values, "values");
-  for (const { name, bytes } of spills) {
+  const read = new Set<string>();
+  for (const { name, bytes, sameAs } of spills) {
     if (!isSpillableName(name)) {
       throw new InvalidEnvError(
         `renderPreamble: ${displayName(name)} is not a spillable name`,
@@ -104,7 +140,17 @@ export function renderPreamble(
         name,
       );
     }
-    out += readLine(name, bytes, fds.values);
+    if (sameAs === undefined) {
+      out += readLine(name, bytes, fds.values);
+      read.add(name);
+    } else if (read.has(sameAs)) {
+      out += copyLine(name, sameAs);
+    } else {
+      throw new InvalidEnvError(
+        `renderPreamble: ${name} copies ${displayName(sameAs)}, which is not read before it`,
+        name,
+      );
+    }
   }
   return out + closeLine(fds.values);
 }

@@ -26,7 +26,7 @@ import { join, resolve } from "node:path";
 import { displayName, SpillError, systemError } from "../errors.js";
 import { logger } from "../log.js";
 import type { NativeBinding } from "../native.js";
-import type { SpillRead } from "./preamble.js";
+import { type SpillRead, spillReads } from "./preamble.js";
 import { UNLINKED_FILE_PREFIX } from "./temp-layout.js";
 
 /** How a descriptor was made, most private first. */
@@ -221,7 +221,7 @@ export interface SpillValues {
 /**
  * Writes the plan's spilled values (taken from `env`, the environment the
  * plan was made from; Buffers are written as they are) one after another
- * into one descriptor. Opens nothing when the plan spilled nothing. Throws
+ * into one descriptor, each distinct string value once (see spillReads). Opens nothing when the plan spilled nothing. Throws
  * SpillError (ERR_EXACTSPAWN_SPILL_WRITE, or the UnsafeTmpdirError's code
  * as its ioCode) naming the first spilled variable, the total byte length
  * and the I/O code, never a value; TypeError, before opening anything, when
@@ -233,9 +233,8 @@ export function writeSpillValues(
   options: DescriptorOptions = {},
 ): SpillValues {
   if (plan.spilled.length === 0) return { descriptor: undefined, reads: [] };
-  const chunks: Buffer[] = [];
-  const reads: SpillRead[] = [];
-  for (const { name } of plan.spilled) {
+  const names = plan.spilled.map(({ name }) => name);
+  const reads = spillReads(names, (name) => {
     const value = env.get(name);
     if (value === undefined) {
       throw new TypeError(
@@ -243,10 +242,15 @@ export function writeSpillValues(
           "pass the environment the plan was made from, not plan.inline",
       );
     }
-    const bytes = typeof value === "string" ? Buffer.from(value, "utf8") : value;
-    chunks.push(bytes);
-    reads.push({ name, bytes: bytes.length });
-  }
+    return value;
+  });
+  // A copy (sameAs) is not written: the preamble copies the earlier variable.
+  const chunks = reads
+    .filter((read) => read.sameAs === undefined)
+    .map(({ name }) => {
+      const value = env.get(name)!;
+      return typeof value === "string" ? Buffer.from(value, "utf8") : value;
+    });
   const all = Buffer.concat(chunks);
   try {
     const descriptor = openSpillDescriptor("values", all, options);
@@ -258,6 +262,7 @@ export function writeSpillValues(
   } catch (error) {
     const code = ioCode(error);
     const first = reads[0]!;
+    // the bytes written, which is every value once
     const detail =
       error instanceof UnsafeTmpdirError
         ? `${error.message}`

@@ -66,7 +66,7 @@ describe("no value reaches a log line or an error", () => {
       argvBytes: bashArgvSizer({
         bash: "/bin/bash",
         command: "true",
-        valueBytes: (n) => Buffer.byteLength(env.get(n) ?? ""),
+        value: (n: string) => env.get(n) ?? "",
       }),
       limits,
     });

@@ -6,6 +6,7 @@ import { planSpill } from "../../src/env/spill-plan.js";
 import { EnvBudgetError, SpillError } from "../../src/errors.js";
 import { envPairBytes, execFits } from "../../src/limits.js";
 import { bashArgvSizer, bashInvocation } from "../../src/step/bash-script.js";
+import { spillReads } from "../../src/step/preamble.js";
 import { captureLog } from "../helpers/capture-log.js";
 
 const BASH = "/bin/bash";
@@ -73,7 +74,7 @@ function setup(s: Scenario) {
       argvBytes: bashArgvSizer({
         bash: BASH,
         command: s.command,
-        valueBytes: (n) => Buffer.byteLength(env.get(n) ?? ""),
+        value: (n: string) => env.get(n) ?? "",
       }),
       limits,
       perValueCap: s.cap,
@@ -88,7 +89,7 @@ function realArgv(
   command: string,
   env: ReadonlyMap<string, string>,
 ): readonly string[] {
-  const spills = spilled.map((name) => ({ name, bytes: Buffer.byteLength(env.get(name) ?? "") }));
+  const spills = spillReads(spilled, (name) => env.get(name) ?? "");
   return bashInvocation({ bash: BASH, spills, command }).argv;
 }
 

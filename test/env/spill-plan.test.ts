@@ -217,7 +217,7 @@ describe("planSpill: unspillable names, NUL and identity", () => {
   it("agrees with the real bash argv sizer and execFits", () => {
     const command = "echo hi";
     const value = "v".repeat(PER_VALUE_ENV_CAP - 13);
-    const argvBytes = bashArgvSizer({ bash: FILE, command, valueBytes: () => value.length });
+    const argvBytes = bashArgvSizer({ bash: FILE, command, value: () => value });
     const result = planSpill({
       env: new Map([
         ["RECIPE_VAR_r", value],

@@ -20,7 +20,12 @@ import {
   composeScript,
   INLINE_SCRIPT_MAX_BYTES,
 } from "../../src/step/bash-script.js";
-import { renderPreamble, type SpillRead, singleQuote } from "../../src/step/preamble.js";
+import {
+  renderPreamble,
+  type SpillRead,
+  singleQuote,
+  spillReads,
+} from "../../src/step/preamble.js";
 import {
   type DescriptorKind,
   openSpillDescriptor,
@@ -93,6 +98,30 @@ describe("renderPreamble", () => {
     );
     expect(renderPreamble([])).toBe("");
     expect(renderPreamble([], { script: 4 })).toBe("exec 4<&-\n");
+  });
+
+  it("copies a value identical to an earlier one instead of reading it again, byte for byte", () => {
+    const big = `${SENTINEL}\n\\ é\n\n`.repeat(5000);
+    const reads = spillReads(["RECIPE_VAR_v", "V", "W"], (name) => (name === "W" ? "w" : big));
+    expect(reads).toEqual([
+      { name: "RECIPE_VAR_v", bytes: Buffer.byteLength(big) },
+      { name: "V", bytes: Buffer.byteLength(big), sameAs: "RECIPE_VAR_v" },
+      { name: "W", bytes: 1 },
+    ]);
+    const preamble = renderPreamble(reads, { values: 3 });
+    expect(preamble).toContain("\nV=$RECIPE_VAR_v\n");
+    const descriptor = open(KINDS[0]!, Buffer.from(`${big}w`));
+    try {
+      const result = runBash(`${preamble}printf '%s|%s|%s' "$RECIPE_VAR_v" "$V" "$W"`, [
+        descriptor.fd,
+      ]);
+      expect(result.stdout.toString()).toBe(`${big}|${big}|w`);
+    } finally {
+      descriptor.close();
+    }
+    expect(() =>
+      renderPreamble([{ name: "V", bytes: 1, sameAs: "NOT_READ" }], { values: 3 }),
+    ).toThrow(InvalidEnvError);
   });
 
   it.each(["PATH", "BASH_ENV", "my-var", "1X", "IFS", "COMP_WORDS", "LC_ALL", ""])(
@@ -296,7 +325,7 @@ describe("bash script and the planner's argv size", () => {
   });
 
   const commands: [string, string][] = [
-    ["small command", 'printf %s "$RECIPE_VAR_a" | wc -c\n'],
+    ["small command", 'printf %s "$RECIPE_VAR_a$RECIPE_VAR_A" | wc -c\n'],
     ["command near 64 KiB", `: ${"c".repeat(INLINE_SCRIPT_MAX_BYTES - 2000)}\necho ok\n`],
     ["command over 64 KiB", `: ${"c".repeat(INLINE_SCRIPT_MAX_BYTES + 10)}\necho ok\n`],
   ];
@@ -306,9 +335,12 @@ describe("bash script and the planner's argv size", () => {
       const values = new Map<string, string>();
       for (let i = 0; i < 12; i++)
         values.set(`RECIPE_VAR_${String.fromCharCode(97 + i)}`, "é".repeat(70_000 + i));
+      // Two aliases with the same values as earlier names: copied, not read again.
+      values.set("RECIPE_VAR_A", values.get("RECIPE_VAR_a")!);
+      values.set("RECIPE_VAR_B", values.get("RECIPE_VAR_b")!);
       const env = new Map([["PATH", "/usr/bin:/bin"], ...values]);
-      const valueBytes = (name: string) => Buffer.byteLength(env.get(name) ?? "", "utf8");
-      const argvBytes = bashArgvSizer({ bash: BASH, command, valueBytes });
+      const value = (name: string) => env.get(name) ?? "";
+      const argvBytes = bashArgvSizer({ bash: BASH, command, value });
       const limits = { execLimit: 6 * 1024 * 1024, maxArgStrlen: 131_072 };
       const plan = planSpill({
         env,
@@ -319,8 +351,12 @@ describe("bash script and the planner's argv size", () => {
         perValueCap: PER_VALUE_ENV_CAP,
         log: captureLog().logger,
       });
-      expect(plan.spilled.length).toBe(12);
-      const spills = plan.spilled.map(({ name }) => ({ name, bytes: valueBytes(name) }));
+      expect(plan.spilled.length).toBe(14);
+      const spills = spillReads(
+        plan.spilled.map(({ name }) => name),
+        value,
+      );
+      expect(spills.filter((s) => s.sameAs !== undefined)).toHaveLength(2);
       const inv = bashInvocation({ bash: BASH, spills, command });
       const measured = execFits(BASH, inv.argv, plan.inline, limits);
       expect(plan.argv.bytes).toBe(measured.argvBytes);
@@ -329,7 +365,9 @@ describe("bash script and the planner's argv size", () => {
       const kind = KINDS[0]!;
       const data = open(
         kind,
-        Buffer.concat(plan.spilled.map(({ name }) => Buffer.from(env.get(name)!))),
+        Buffer.concat(
+          spills.filter((s) => s.sameAs === undefined).map(({ name }) => Buffer.from(value(name))),
+        ),
       );
       const script = inv.scriptFd === undefined ? undefined : open(kind, Buffer.from(inv.script));
       try {
@@ -340,7 +378,7 @@ describe("bash script and the planner's argv size", () => {
         });
         expect(result.stderr).toBe("");
         expect(result.status).toBe(0);
-        if (command.startsWith("printf")) expect(result.stdout.trim()).toBe(String(140_000));
+        if (command.startsWith("printf")) expect(result.stdout.trim()).toBe(String(280_000));
       } finally {
         data.close();
         script?.close();
@@ -349,7 +387,11 @@ describe("bash script and the planner's argv size", () => {
   );
 
   it("gives the same size whatever order of calls the sizer sees", () => {
-    const input = { bash: BASH, command: "true", valueBytes: (name: string) => name.length * 997 };
+    const input = {
+      bash: BASH,
+      command: "true",
+      value: (name: string) => (name === "C" ? "x".repeat(997) : "y".repeat(name.length * 997)),
+    };
     const memo = bashArgvSizer(input);
     const growing: string[] = [];
     const lists = [["A"], ["A", "BB"], ["BB"], [], ["A", "BB", "C"], ["C", "A"]];
