@@ -62,7 +62,7 @@ describe("exactspawn explain", () => {
       TMPDIR             inline   inherited      12
 
       interpreter  /bin/bash (script inline, bash -c, 7 B command)
-      budget       [####............................] 11.3%: footprint 923 B of exec limit 8,192 B (8 KiB) (option)
+      budget       [##..............................] 7.4%: footprint 609 B of exec limit 8,192 B (8 KiB) (option)
       totals       14 variables: 6 inline (117 B), 4 spilled (40,080 B (39.1 KiB)), 1 trimmed (8,020 B (7.8 KiB)), 2 skipped, 1 dropped (34 B)
       "
     `);
