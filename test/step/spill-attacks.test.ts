@@ -142,6 +142,9 @@ describe.runIf(isRoot)("a second local user racing renames in a world-writable T
 });
 
 describe("a host SIGKILLed in the middle of a step", () => {
+  // Against the previous design (spill and script files in mkdtemp
+  // directories, removed by the host) the same fixture left
+  // exactspawn-spill-* and exactspawn-script-* behind (seen red).
   it("leaves nothing in TMPDIR", async () => {
     const tmp = root();
     const marks = root();
