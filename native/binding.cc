@@ -4,6 +4,7 @@
 #include <napi.h>
 
 #include "child_watch.h"
+#include "memfd_binding.h"
 #include "pipe_binding.h"
 #include "probe_binding.h"
 #include "sandbox_binding.h"
@@ -26,6 +27,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("pipe", Napi::Function::New(env, Pipe, "pipe"));
   exports.Set("closeFd", Napi::Function::New(env, CloseFd, "closeFd"));
   exports.Set("startWatchdog", Napi::Function::New(env, StartWatchdog, "startWatchdog"));
+  exports.Set("sealedMemfd", Napi::Function::New(env, SealedMemfd, "sealedMemfd"));
   InitChildWatch(env, exports);
   return exports;
 }

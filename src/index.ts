@@ -164,13 +164,15 @@ export {
 export {
   PREAMBLE_FAILURE_STATUS,
   renderPreamble,
-  type SpillFileRef,
+  type SpillRead,
   singleQuote,
 } from "./step/preamble.js";
 export {
-  type ScriptFile,
-  type SpillFiles,
-  type TempFileOptions,
-  writeScriptFile,
-  writeSpillFiles,
+  type DescriptorKind,
+  type DescriptorOptions,
+  type SpillDescriptor,
+  type SpillValues,
+  UnsafeTmpdirError,
+  writeScriptDescriptor,
+  writeSpillValues,
 } from "./step/spill-files.js";

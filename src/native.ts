@@ -171,6 +171,8 @@ export interface NativeBinding {
    * program) and returns its pid. Throws a system error (syscall "posix_spawn").
    */
   startWatchdog?(program: { file: string; argv: readonly string[] }): number;
+  /** memfd_create + write + seal → a close-on-exec fd at offset 0 (syscall "memfd_create" on failure). */
+  sealedMemfd?(name: string, bytes: Buffer): number;
 }
 
 export interface NativeStatus {

@@ -207,7 +207,7 @@ export function explainTable(report: ExplainReport, stream: NodeJS.WriteStream):
   const { execLimit } = report.limits;
   out.push("");
   out.push(
-    `interpreter  ${report.interpreter} (script ${report.scriptMode === "inline" ? "inline, bash -c" : "in a private file"}, ${report.commandBytes.toLocaleString("en-US")} B command)`,
+    `interpreter  ${report.interpreter} (script ${report.scriptMode === "inline" ? "inline, bash -c" : "through a descriptor"}, ${report.commandBytes.toLocaleString("en-US")} B command)`,
   );
   out.push(
     `budget       ${budgetBar(report.used)} ${percent(report.used)}: footprint ${formatBytes(report.footprint)} of exec limit ${formatBytes(execLimit)} (${report.limits.source})`,

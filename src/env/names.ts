@@ -31,6 +31,8 @@ export function isUpperIdentifier(name: string): boolean {
  * under these names. `_` is beyond the seeds' list: bash sets `$_` to the
  * last argument of every command it runs, so a value read into `_` by the
  * preamble is gone before the step's command can see it (found by the fuzz).
+ * `LC_ALL`: the preamble reads under a temporary `LC_ALL=C`, which bash
+ * restores over the value read.
  */
 export const UNSPILLABLE_NAMES: ReadonlySet<string> = new Set([
   "IFS",
@@ -58,6 +60,7 @@ export const UNSPILLABLE_NAMES: ReadonlySet<string> = new Set([
   "CDPATH",
   "GLOBIGNORE",
   "_",
+  "LC_ALL",
 ]);
 
 /** Prefixes of bash's own variables (BASHOPTS, BASHPID, BASH_*, COMP_*). */

@@ -1,24 +1,26 @@
 /**
  * The script a bash step runs (preamble + command), whether it is passed
- * inline (`bash -c SCRIPT`) or from a private file (`bash FILE`), and the
- * exact size of the resulting argv for the spill planner.
+ * inline (`bash -c SCRIPT`) or through a descriptor (`bash -c LOADER`, the
+ * loader sourcing the script from that descriptor), and the exact size of
+ * the resulting argv for the spill planner.
  *
- * The 64 KiB rule is applied to the combined script, so the preamble always
- * runs first whichever way the script travels. Pure: writing the file is
- * `writeScriptFile` (spill-files.ts).
+ * The 64 KiB rule is applied to the values preamble plus the command, so the
+ * preamble always runs first whichever way the script travels. Pure: opening
+ * the descriptors is spill-files.ts.
  */
 import { Buffer } from "node:buffer";
 import type { ArgvSize } from "../env/spill-plan.js";
-import { preambleLineBytes, singleQuote } from "./preamble.js";
 import {
-  MKDTEMP_SUFFIX_LENGTH,
-  SCRIPT_FILE_NAME,
-  scriptDirTemplate,
-  spillDirTemplate,
-  spillFileName,
-} from "./temp-layout.js";
+  closeLine,
+  copyLine,
+  readLine,
+  renderPreamble,
+  type SpillRead,
+  scriptLoader,
+} from "./preamble.js";
+import { spillSlots } from "./temp-layout.js";
 
-/** Scripts larger than this (UTF-8 bytes, preamble included) go to a file. */
+/** Scripts larger than this (UTF-8 bytes, values preamble included) travel through a descriptor. */
 export const INLINE_SCRIPT_MAX_BYTES = 65_536;
 
 /**
@@ -29,7 +31,7 @@ export function composeScript(preamble: string, command: string): string {
   return preamble === "" ? command : preamble + command;
 }
 
-/** True when `script` is over 64 KiB (UTF-8) and must be passed as a file. Pure. */
+/** True when `script` is over 64 KiB (UTF-8) and must travel through a descriptor. Pure. */
 export function scriptNeedsFile(script: string): boolean {
   return Buffer.byteLength(script, "utf8") > INLINE_SCRIPT_MAX_BYTES;
 }
@@ -37,50 +39,75 @@ export function scriptNeedsFile(script: string): boolean {
 export interface BashInvocationInput {
   /** The resolved interpreter's absolute path (argv[0] after any prefix). */
   readonly bash: string;
-  readonly preamble: string;
   readonly command: string;
-  /** The script file's path, required when the script needs a file. */
-  readonly scriptFile?: string;
+  /** The spilled values in the order they were written to the values descriptor. */
+  readonly spills?: readonly SpillRead[];
+  /** The first descriptor after the step's stdio slots (3 with the default stdio). */
+  readonly firstSlot?: number;
   /** Arguments before bash, e.g. ["timeout", "30"]. Default none. */
   readonly argvPrefix?: readonly string[];
-  /** Options between bash and the script, e.g. ["--norc", "--noprofile"]. Default none. */
+  /** Options between bash and `-c`, e.g. ["--norc", "--noprofile"]. Default none. */
   readonly bashArgs?: readonly string[];
 }
 
 export interface BashInvocation {
   readonly mode: "inline" | "file";
-  /** preamble + command; write this to `scriptFile` when mode is "file". */
+  /** What bash runs (preamble + command); the descriptor's content when mode is "file". */
   readonly script: string;
   readonly scriptBytes: number;
   readonly argv: readonly string[];
+  /** The values descriptor's number, when something spilled. */
+  readonly valuesFd: number | undefined;
+  /** The script descriptor's number, when mode is "file". */
+  readonly scriptFd: number | undefined;
 }
 
 /**
  * Decides how bash receives the script: inline as `[bash, "-c", SCRIPT]`
- * when preamble + command is at most 64 KiB, else `[bash, scriptFile]`.
- * Pure. Throws TypeError when a file is needed and `scriptFile` is missing.
+ * when the values preamble + command is at most 64 KiB, else
+ * `[bash, "-c", LOADER]` with the script (which then starts by closing its
+ * descriptor) to be passed at `scriptFd`. Pure.
  */
 export function bashInvocation(input: BashInvocationInput): BashInvocation {
-  const script = composeScript(input.preamble, input.command);
-  const scriptBytes = Buffer.byteLength(script, "utf8");
-  const head = [...(input.argvPrefix ?? []), input.bash, ...(input.bashArgs ?? [])];
-  if (scriptBytes <= INLINE_SCRIPT_MAX_BYTES) {
-    return { mode: "inline", script, scriptBytes, argv: [...head, "-c", script] };
+  const spills = input.spills ?? [];
+  const base = input.firstSlot ?? 3;
+  const head = [...(input.argvPrefix ?? []), input.bash, ...(input.bashArgs ?? []), "-c"];
+  const inlineSlots = spillSlots(base, spills.length > 0, false);
+  const inline = composeScript(renderPreamble(spills, inlineSlots), input.command);
+  const inlineBytes = Buffer.byteLength(inline, "utf8");
+  if (inlineBytes <= INLINE_SCRIPT_MAX_BYTES) {
+    return {
+      mode: "inline",
+      script: inline,
+      scriptBytes: inlineBytes,
+      argv: [...head, inline],
+      valuesFd: inlineSlots.values,
+      scriptFd: undefined,
+    };
   }
-  if (input.scriptFile === undefined) {
-    throw new TypeError(
-      `bashInvocation: the script is ${scriptBytes} bytes (over ${INLINE_SCRIPT_MAX_BYTES}); ` +
-        "write it with writeScriptFile and pass scriptFile",
-    );
-  }
-  return { mode: "file", script, scriptBytes, argv: [...head, input.scriptFile] };
+  const slots = spillSlots(base, spills.length > 0, true);
+  const script = composeScript(renderPreamble(spills, slots), input.command);
+  return {
+    mode: "file",
+    script,
+    scriptBytes: Buffer.byteLength(script, "utf8"),
+    argv: [...head, scriptLoader(slots.script!)],
+    valuesFd: slots.values,
+    scriptFd: slots.script,
+  };
 }
 
 export interface BashArgvSizerInput {
   readonly bash: string;
   readonly command: string;
-  /** The TMPDIR the spill and script files will be written under (default os.tmpdir()). */
-  readonly tmpdir?: string;
+  /**
+   * A spilled variable's value (each read line states its byte length; an
+   * identical earlier value is copied instead). Called once per name the
+   * planner tries.
+   */
+  readonly value: (name: string) => string;
+  /** The first descriptor after the step's stdio slots. Default 3. */
+  readonly firstSlot?: number;
   readonly argvPrefix?: readonly string[];
   readonly bashArgs?: readonly string[];
 }
@@ -92,23 +119,20 @@ function bytesOf(text: string): number {
 /**
  * Returns the `argvBytes(spilledNames)` function `planSpill` needs for a bash
  * step: the exact argv size once the given names (in this order) are spilled
- * and their preamble lines precede the command, inline or file-backed by the
- * 64 KiB rule.
+ * and their preamble lines precede the command, inline or through a
+ * descriptor by the 64 KiB rule.
  *
- * Exact (not a bound) provided the files are then written by
- * `writeSpillFiles` under the same `tmpdir`, in the plan's `spilled` order,
- * and the script file (if any) by `writeScriptFile` under the same `tmpdir`:
- * every path's length is known in advance (mkdtemp adds six characters that
- * are never quotes). Pure in effect; incremental when each call extends the
- * previous list, as `planSpill` does. Passing the same array object again
- * means "only appended to since the last call"; to reuse an array otherwise,
- * pass a copy.
+ * Exact (not a bound): it sums the very lines `renderPreamble` renders, with
+ * the descriptor numbers `bashInvocation` assigns; no path is involved.
+ * Incremental when each call extends the previous list, as `planSpill`
+ * does. Passing the same array object again means "only appended to since
+ * the last call"; to reuse an array otherwise, pass a copy.
  */
 export function bashArgvSizer(
   input: BashArgvSizerInput,
 ): (spilled: readonly string[]) => Required<ArgvSize> {
-  // Everything before the script (or script path) is fixed: prefix, bash, its options.
-  const prefix = [...(input.argvPrefix ?? []), ...(input.bashArgs ?? [])];
+  // Everything before the script (or loader) is fixed: prefix, bash, its options, "-c".
+  const prefix = [...(input.argvPrefix ?? []), ...(input.bashArgs ?? []), "-c"];
   let prefixBytes = 0;
   let prefixLongest = 0;
   for (const arg of prefix) {
@@ -118,21 +142,21 @@ export function bashArgvSizer(
   }
   const bashBytes = bytesOf(input.bash) + 1;
   const commandBytes = bytesOf(input.command);
-  // The quoted spill path of file i is quote(dir) followed by "/v<i>": the
-  // tail has no quote, so it extends the quoted form by its own length.
-  const dir = `${spillDirTemplate(input.tmpdir)}${"X".repeat(MKDTEMP_SUFFIX_LENGTH)}`;
-  const quotedDirBytes = bytesOf(singleQuote(dir));
-  const scriptPathBytes =
-    bytesOf(
-      `${scriptDirTemplate(input.tmpdir)}${"X".repeat(MKDTEMP_SUFFIX_LENGTH)}/${SCRIPT_FILE_NAME}`,
-    ) + 1;
+  const base = input.firstSlot ?? 3;
+  const argc = prefix.length + 2; // prefix, bash, the script or loader
+  const size = (scriptArg: number): Required<ArgvSize> => ({
+    bytes: prefixBytes + bashBytes + scriptArg,
+    argc,
+    longest: Math.max(prefixLongest, bashBytes, scriptArg),
+  });
 
-  // Memo of the last list seen and its preamble size, so a list that only
-  // grew costs just its new lines.
-  // planSpill appends to one array, so the same array with the same last
-  // known name skips the prefix comparison.
+  // Memo of the last list seen and the byte size of its read lines, so a
+  // list that only grew costs just its new lines. The values descriptor is
+  // `base` whichever way the script travels; only the close line and the
+  // loader depend on the mode.
   const known: string[] = [];
-  let knownPreamble = 0;
+  const firstByValue = new Map<string, string>();
+  let knownReads = 0;
   let knownArray: readonly string[] | undefined;
   return (spilled) => {
     let start = known.length <= spilled.length ? known.length : 0;
@@ -146,28 +170,27 @@ export function bashArgvSizer(
     knownArray = spilled;
     if (start === 0) {
       known.length = 0;
-      knownPreamble = 0;
+      firstByValue.clear();
+      knownReads = 0;
     }
     for (let i = start; i < spilled.length; i++) {
       const name = spilled[i] ?? "";
       known.push(name);
-      const tailBytes = spillFileName(i).length + 1; // "/v<i>"
-      knownPreamble += preambleLineBytes(bytesOf(name), quotedDirBytes + tailBytes);
+      // The same rule as spillReads: a value seen before is copied, not read.
+      const value = input.value(name);
+      const earlier = firstByValue.get(value);
+      if (earlier === undefined) {
+        firstByValue.set(value, name);
+        knownReads += bytesOf(readLine(name, bytesOf(value), base));
+      } else {
+        knownReads += bytesOf(copyLine(name, earlier));
+      }
     }
-    const preambleBytes = knownPreamble;
-    const scriptBytes = preambleBytes + commandBytes;
-    if (scriptBytes <= INLINE_SCRIPT_MAX_BYTES) {
-      const scriptArg = scriptBytes + 1;
-      return {
-        bytes: prefixBytes + bashBytes + 3 + scriptArg,
-        argc: prefix.length + 3,
-        longest: Math.max(prefixLongest, bashBytes, scriptArg),
-      };
-    }
-    return {
-      bytes: prefixBytes + bashBytes + scriptPathBytes,
-      argc: prefix.length + 2,
-      longest: Math.max(prefixLongest, bashBytes, scriptPathBytes),
-    };
+    const hasValues = spilled.length > 0;
+    const valuesPreamble = hasValues ? knownReads + bytesOf(closeLine(base)) : 0;
+    const inlineBytes = valuesPreamble + commandBytes;
+    if (inlineBytes <= INLINE_SCRIPT_MAX_BYTES) return size(inlineBytes + 1);
+    const slots = spillSlots(base, hasValues, true);
+    return size(bytesOf(scriptLoader(slots.script!)) + 1);
   };
 }

@@ -4,9 +4,10 @@
  *   interpreter (parent env only) → layered env (inherited, context, step
  *   values, session, overlay, extra, host, grants, correlation) → spill plan
  *   (per-value cap, then the exact exec budget) → bounded env (trim
- *   non-protected inherited variables, or EnvBudgetError) → spill files and
- *   preamble → inline `bash -c` or a private script file (64 KiB rule) →
- *   spawn with the exact envp → remove every temporary file, whatever happened.
+ *   non-protected inherited variables, or EnvBudgetError) → spill
+ *   descriptors and preamble → inline `bash -c` or the script through a
+ *   descriptor (64 KiB rule) → spawn with the exact envp; the parent's
+ *   descriptors are closed as soon as the child started.
  *
  * `planBashStep` is the pure part (no files, no spawn) that `explain` shows;
  * `runBashStep` realises it. Every report carries names, sizes and reasons —
@@ -23,18 +24,20 @@ import { compareNames, InvalidEnvError, type SizedName } from "../errors.js";
 import { assertKnownOptions, knownKeys } from "../known-options.js";
 import { assertLimitsOption, type Limits, probeLimits } from "../limits.js";
 import type { Logger } from "../log.js";
+import { nativeBinding } from "../native.js";
 import type { SandboxOptions } from "../spawn/sandbox.js";
 import { spawn } from "../spawn/spawn.js";
 import type { SpawnOptions } from "../spawn/spawn-options.js";
-import type { SpawnResult } from "../spawn/subprocess.js";
-import { bashArgvSizer, bashInvocation, composeScript, scriptNeedsFile } from "./bash-script.js";
-import { renderPreamble } from "./preamble.js";
+import type { SpawnResult, Subprocess } from "../spawn/subprocess.js";
+import { type BashInvocation, bashArgvSizer, bashInvocation } from "./bash-script.js";
+import { spillReads } from "./preamble.js";
 import {
-  type ScriptFile,
-  type SpillFiles,
-  writeScriptFile,
-  writeSpillFiles,
+  type DescriptorKind,
+  type SpillDescriptor,
+  writeScriptDescriptor,
+  writeSpillValues,
 } from "./spill-files.js";
+import { firstSpillSlot, stdioSlots } from "./temp-layout.js";
 
 /**
  * Options bash gets before the script. `--norc`: bash sources ~/.bashrc even
@@ -78,8 +81,17 @@ export interface BashStepOptions {
   readonly correlationId?: string;
   /** The step's working directory. Spill files never go here. */
   readonly cwd?: string;
-  /** Parent of the private spill and script directories. Default: the parent's TMPDIR. */
+  /**
+   * Where a spill descriptor is created when memfd is unavailable (the
+   * fallback engine): an O_TMPFILE file, else a briefly named file in a
+   * private directory. Default: the parent's TMPDIR.
+   */
   readonly tmpdir?: string;
+  /**
+   * Test seam: the descriptor kinds to try, in order (default memfd, then
+   * O_TMPFILE, then an unlinked file). See docs/spill.md.
+   */
+  readonly spillKinds?: readonly DescriptorKind[];
   /** Milliseconds; then killSignal to the step's process group, then SIGKILL. */
   readonly timeout?: number;
   readonly killSignal?: string | number;
@@ -128,6 +140,7 @@ export const BASH_STEP_OPTION_KEYS = knownKeys<BashStepOptions>({
   limits: true,
   cleanup: true,
   sandbox: true,
+  spillKinds: true,
 });
 
 /** A variable's fate in a step, by name: never its value. */
@@ -150,9 +163,9 @@ export interface BashStepPlan {
   readonly stepSkipped: readonly StepValueSkip[];
   readonly spill: SpillPlan;
   readonly bounded: BoundedEnv;
-  /** "inline" (`bash -c`) or "file" (a private script file), by the 64 KiB rule. */
+  /** "inline" (`bash -c SCRIPT`) or "file" (the script through a descriptor), by the 64 KiB rule. */
   readonly scriptMode: "inline" | "file";
-  /** Where the spill and script directories go (their paths' sizes are part of the plan). */
+  /** Where a spill file would be created if memfd is unavailable (no path is part of the plan). */
   readonly tmpdir: string;
   /** Exact-model bytes of the planned exec. */
   readonly footprint: number;
@@ -167,7 +180,7 @@ export interface BashStepResult<Stdout = string | null, Stderr = Stdout>
   readonly output: string;
   readonly interpreter: string;
   readonly scriptMode: "inline" | "file";
-  /** Step values moved to private files and read back by the preamble. */
+  /** Step values moved to a private descriptor and read back by the preamble. */
   readonly spilled: readonly SizedName[];
   /** Inherited variables trimmed to fit, and over-cap values with unspillable names. */
   readonly dropped: readonly (SizedName & { readonly reason: string })[];
@@ -320,7 +333,14 @@ export function planBashStep(
     ...(options.correlationId === undefined ? {} : { correlationId: options.correlationId }),
   });
   const tmpdir = options.tmpdir ?? host.tmpdir() ?? osTmpdir();
-  const sizer = bashArgvSizer({ bash: interpreter, command, tmpdir, bashArgs: BASH_OPTIONS });
+  const env = layered.env;
+  const sizer = bashArgvSizer({
+    bash: interpreter,
+    command,
+    value: (name) => env.get(name) ?? "",
+    firstSlot: firstSpillSlot(options.stdio),
+    bashArgs: BASH_OPTIONS,
+  });
   const spill = planSpill({
     env: layered.env,
     stepNames: layered.stepValueNames,
@@ -340,8 +360,7 @@ export function planBashStep(
     sizes: spill.sizes,
     ...(host.logger === undefined ? {} : { log: host.logger }),
   });
-  // The sizer's argv is [bash, ...BASH_OPTIONS, "-c", script] inline, [bash, ...BASH_OPTIONS, file] otherwise.
-  const scriptMode = spill.argv.argc === BASH_OPTIONS.length + 3 ? "inline" : "file";
+  const scriptMode = stepInvocation(interpreter, command, spill, layered.env, options).mode;
   return {
     interpreter,
     limits,
@@ -356,12 +375,35 @@ export function planBashStep(
   };
 }
 
+/** The invocation a plan leads to: the same function sizes the plan and builds the real argv. */
+function stepInvocation(
+  interpreter: string,
+  command: string,
+  spill: SpillPlan,
+  env: ReadonlyMap<string, string>,
+  options: BashStepOptions,
+): BashInvocation {
+  return bashInvocation({
+    bash: interpreter,
+    bashArgs: BASH_OPTIONS,
+    command,
+    spills: spillReads(
+      spill.spilled.map(({ name }) => name),
+      (name) => env.get(name) ?? "",
+    ),
+    firstSlot: firstSpillSlot(options.stdio),
+  });
+}
+
 /**
  * Runs a bash step (see the module comment). Resolves with the result, or
  * rejects: SubprocessError for a failed run (unless `reject: false`), a
  * Node-style system error when bash cannot start, EnvBudgetError, SpillError
- * or InvalidEnvError before anything starts. Spill and script files are
- * removed in every case.
+ * or InvalidEnvError before anything starts. The spilled values and a large
+ * script reach bash through descriptors the library opened (memfd, else an
+ * O_TMPFILE or already-unlinked file: docs/spill.md); the parent's copies
+ * are closed as soon as the child has started, and bash closes its own
+ * before the command runs.
  */
 export async function runBashStep(
   host: BashStepHost,
@@ -369,33 +411,43 @@ export async function runBashStep(
   options: BashStepOptions = {},
 ): Promise<BashStepResult> {
   const plan = planBashStep(host, command, options);
-  const { tmpdir } = plan;
-  let spillFiles: SpillFiles | undefined;
-  let scriptFile: ScriptFile | undefined;
+  const invocation = stepInvocation(
+    plan.interpreter,
+    command,
+    plan.spill,
+    plan.layered.env,
+    options,
+  );
+  // The plan's footprint is exact only if the planner predicted this argv's
+  // size exactly (the env is the plan's own): a mismatch is a bug, caught
+  // here rather than as a wrong budget.
+  const measured = measureArgv(invocation.argv);
+  if (measured.bytes !== plan.spill.argv.bytes || measured.argc !== plan.spill.argv.argc) {
+    throw new Error(
+      `exactspawn: internal error: the planned argv (${plan.spill.argv.bytes} bytes, ` +
+        `${plan.spill.argv.argc} strings) differs from the real one (${measured.bytes} bytes, ${measured.argc} strings)`,
+    );
+  }
+  const descriptorOptions = {
+    tmpdir: plan.tmpdir,
+    binding: nativeBinding(),
+    ...(options.spillKinds === undefined ? {} : { kinds: options.spillKinds }),
+  };
+  const opened: SpillDescriptor[] = [];
+  // No encoding option: captured streams are strings, the others null.
+  let child: Subprocess<SpawnResult<string | null>>;
   try {
-    spillFiles = await writeSpillFiles(plan.spill, plan.layered.env, { tmpdir });
-    const preamble = renderPreamble(spillFiles.files);
-    const script = composeScript(preamble, command);
-    if (scriptNeedsFile(script)) scriptFile = await writeScriptFile(script, { tmpdir });
-    const invocation = bashInvocation({
-      bash: plan.interpreter,
-      bashArgs: BASH_OPTIONS,
-      preamble,
-      command,
-      ...(scriptFile === undefined ? {} : { scriptFile: scriptFile.path }),
-    });
-    // The plan's footprint is exact only if the planner predicted this argv's
-    // size exactly (the env is the plan's own): a mismatch is a bug, caught
-    // here rather than as a wrong budget.
-    const measured = measureArgv(invocation.argv);
-    if (measured.bytes !== plan.spill.argv.bytes || measured.argc !== plan.spill.argv.argc) {
-      throw new Error(
-        `exactspawn: internal error: the planned argv (${plan.spill.argv.bytes} bytes, ` +
-          `${plan.spill.argv.argc} strings) differs from the real one (${measured.bytes} bytes, ${measured.argc} strings)`,
-      );
+    const values = writeSpillValues(plan.spill, plan.layered.env, descriptorOptions);
+    if (values.descriptor !== undefined) opened.push(values.descriptor);
+    const stdio = stdioSlots(options.stdio);
+    if (invocation.valuesFd !== undefined) stdio[invocation.valuesFd] = values.descriptor!.fd;
+    if (invocation.scriptFd !== undefined) {
+      const script = writeScriptDescriptor(invocation.script, descriptorOptions);
+      opened.push(script);
+      stdio[invocation.scriptFd] = script.fd;
     }
     const [, ...args] = invocation.argv;
-    const result = await spawn(plan.interpreter, args, {
+    child = spawn(plan.interpreter, args, {
       env: plan.bounded.env,
       argv0: plan.interpreter,
       ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
@@ -403,30 +455,33 @@ export async function runBashStep(
       ...(options.killSignal === undefined ? {} : { killSignal: options.killSignal }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       ...(options.input === undefined ? {} : { input: options.input }),
-      ...(options.stdio === undefined ? {} : { stdio: options.stdio }),
+      stdio,
       ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
       processGroup: true,
       cleanup: options.cleanup ?? host.cleanup ?? true,
       reject: options.reject ?? true,
     });
-    const stdout = typeof result.stdout === "string" ? result.stdout : "";
-    return {
-      ...result,
-      output: stdout.trimEnd(),
-      interpreter: plan.interpreter,
-      scriptMode: invocation.mode,
-      spilled: plan.spill.spilled,
-      dropped: [
-        ...plan.spill.dropped,
-        ...plan.bounded.dropped.map((d) => ({ ...d, reason: "trimmed" })),
-      ],
-      skipped: [
-        ...plan.layered.skipped.map((s) => ({ name: skippedName(s), reason: s.reason })),
-        ...plan.bounded.skipped.map((s) => ({ name: s.name, reason: "aggregate_env_budget" })),
-        ...plan.stepSkipped.map((s) => ({ name: s.name, reason: s.reason })),
-      ],
-    };
   } finally {
-    await Promise.all([spillFiles?.remove(), scriptFile?.remove()]);
+    // spawn has started the child (or failed) synchronously: the child holds
+    // its own copies now, and the parent's must not outlive this step.
+    for (const descriptor of opened) descriptor.close();
   }
+  const result = await child;
+  const stdout = typeof result.stdout === "string" ? result.stdout : "";
+  return {
+    ...result,
+    output: stdout.trimEnd(),
+    interpreter: plan.interpreter,
+    scriptMode: invocation.mode,
+    spilled: plan.spill.spilled,
+    dropped: [
+      ...plan.spill.dropped,
+      ...plan.bounded.dropped.map((d) => ({ ...d, reason: "trimmed" })),
+    ],
+    skipped: [
+      ...plan.layered.skipped.map((s) => ({ name: skippedName(s), reason: s.reason })),
+      ...plan.bounded.skipped.map((s) => ({ name: s.name, reason: "aggregate_env_budget" })),
+      ...plan.stepSkipped.map((s) => ({ name: s.name, reason: s.reason })),
+    ],
+  };
 }

@@ -1,38 +1,53 @@
 /**
- * Where the private temporary files of a bash step live, shared by the code
- * that writes them and the code that predicts their paths' sizes.
+ * Where a bash step's spilled values and large script travel, shared by the
+ * code that opens them and the code that predicts the argv and preamble
+ * sizes.
  *
- *   <TMPDIR>/exactspawn-spill-XXXXXX/v0, v1, …   (one directory per step)
- *   <TMPDIR>/exactspawn-script-XXXXXX/script.sh  (scripts over 64 KiB)
+ * Both travel as file descriptors appended after the step's stdio slots:
+ * the values (all spilled values, concatenated in the plan's order) at the
+ * first free slot, the script (only when it is over 64 KiB) at the next.
+ * With the default three stdio slots that is fd 3 and fd 4. No path is part
+ * of the argv or the preamble, so their sizes do not depend on TMPDIR.
  *
- * XXXXXX is the six characters mkdtemp(3) appends ([A-Za-z0-9], never a
- * quote), so the length of every path is known before it is created.
+ * Only when neither memfd_create (the addon) nor O_TMPFILE is available is a
+ * name created at all: `<TMPDIR>/.exactspawn-<random>`, opened with
+ * O_CREAT|O_EXCL|O_NOFOLLOW and unlinked before a byte is written.
  */
-import { tmpdir as osTmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import type { StdioSlot } from "../spawn/engine.js";
 
-export const SPILL_DIR_PREFIX = "exactspawn-spill-";
-export const SCRIPT_DIR_PREFIX = "exactspawn-script-";
-export const SCRIPT_FILE_NAME = "script.sh";
-/** Characters mkdtemp(3) appends to the prefix. */
-export const MKDTEMP_SUFFIX_LENGTH = 6;
+/** The prefix of the short-lived name of the last-resort spill file. */
+export const UNLINKED_FILE_PREFIX = ".exactspawn-";
 
-/** The absolute temporary root: `tmpdir` resolved, default `os.tmpdir()`. */
-export function tempRoot(tmpdir?: string): string {
-  return resolve(tmpdir ?? osTmpdir());
+/** The descriptor numbers a step's child receives. */
+export interface SpillSlots {
+  /** The values descriptor, when something was spilled. */
+  readonly values: number | undefined;
+  /** The script descriptor, when the script is over 64 KiB. */
+  readonly script: number | undefined;
 }
 
-/** The mkdtemp template prefix for a step's spill directory. */
-export function spillDirTemplate(tmpdir?: string): string {
-  return join(tempRoot(tmpdir), SPILL_DIR_PREFIX);
+/**
+ * The step's stdio as an explicit slot list, as spawn would normalise it
+ * (default: stdin "ignore", stdout and stderr "pipe"; a string repeated for
+ * 0–2; an array padded to three with "ignore"). Spawn still validates it.
+ */
+export function stdioSlots(stdio: StdioSlot | readonly StdioSlot[] | undefined): StdioSlot[] {
+  if (stdio === undefined) return ["ignore", "pipe", "pipe"];
+  if (!Array.isArray(stdio)) return [stdio as StdioSlot, stdio as StdioSlot, stdio as StdioSlot];
+  const slots = [...(stdio as readonly StdioSlot[])];
+  while (slots.length < 3) slots.push("ignore");
+  return slots;
 }
 
-/** The mkdtemp template prefix for a large script's directory. */
-export function scriptDirTemplate(tmpdir?: string): string {
-  return join(tempRoot(tmpdir), SCRIPT_DIR_PREFIX);
+/** The first descriptor after `stdio`'s slots. */
+export function firstSpillSlot(stdio: StdioSlot | readonly StdioSlot[] | undefined): number {
+  return stdioSlots(stdio).length;
 }
 
-/** The file name of the spill file at `index` in the plan's order. */
-export function spillFileName(index: number): string {
-  return `v${index}`;
+/** Which descriptor numbers the values and the script get, from the first free slot `base`. */
+export function spillSlots(base: number, hasValues: boolean, hasScript: boolean): SpillSlots {
+  return {
+    values: hasValues ? base : undefined,
+    script: hasScript ? base + (hasValues ? 1 : 0) : undefined,
+  };
 }

@@ -14,7 +14,7 @@ import { stepValueEnv } from "../../src/env/step-values.js";
 import { PER_VALUE_ENV_CAP } from "../../src/limits.js";
 import { setLogger } from "../../src/log.js";
 import { bashArgvSizer } from "../../src/step/bash-script.js";
-import { writeSpillFiles } from "../../src/step/spill-files.js";
+import { writeSpillValues } from "../../src/step/spill-files.js";
 import { captureLog } from "../helpers/capture-log.js";
 
 const SENTINEL = "SENTINEL-6c1d9e";
@@ -63,17 +63,20 @@ describe("no value reaches a log line or an error", () => {
       env,
       stepNames: new Set(steps.env.keys()),
       file: "/bin/bash",
-      argvBytes: bashArgvSizer({ bash: "/bin/bash", command: "true", tmpdir: root }),
+      argvBytes: bashArgvSizer({
+        bash: "/bin/bash",
+        command: "true",
+        value: (n: string) => env.get(n) ?? "",
+      }),
       limits,
     });
     expect(plan.spilled.length).toBeGreaterThan(0);
     expect(plan.dropped.map((d) => d.name)).toEqual(["RECIPE_VAR_bad-key"]);
 
-    const files = await writeSpillFiles(plan, env, { tmpdir: root });
-    await files.remove();
+    writeSpillValues(plan, env, { tmpdir: root, kinds: ["tmpfile"] }).descriptor?.close();
     writeFileSync(join(root, "not-a-dir"), "");
     const writeError = await caught(() =>
-      writeSpillFiles(plan, env, { tmpdir: join(root, "not-a-dir") }),
+      writeSpillValues(plan, env, { tmpdir: join(root, "not-a-dir"), kinds: ["tmpfile"] }),
     );
 
     const bounded = boundedEnv({

@@ -6,12 +6,10 @@ import { planSpill } from "../../src/env/spill-plan.js";
 import { EnvBudgetError, SpillError } from "../../src/errors.js";
 import { envPairBytes, execFits } from "../../src/limits.js";
 import { bashArgvSizer, bashInvocation } from "../../src/step/bash-script.js";
-import { renderPreamble } from "../../src/step/preamble.js";
-import { spillDirTemplate } from "../../src/step/temp-layout.js";
+import { spillReads } from "../../src/step/preamble.js";
 import { captureLog } from "../helpers/capture-log.js";
 
 const BASH = "/bin/bash";
-const TMP = "/tmp/exactspawn 'prop'";
 const NAMES = [
   "PATH",
   "HOME",
@@ -73,7 +71,11 @@ function setup(s: Scenario) {
       env,
       stepNames,
       file: BASH,
-      argvBytes: bashArgvSizer({ bash: BASH, command: s.command, tmpdir: TMP }),
+      argvBytes: bashArgvSizer({
+        bash: BASH,
+        command: s.command,
+        value: (n: string) => env.get(n) ?? "",
+      }),
       limits,
       perValueCap: s.cap,
       log: captureLog().logger,
@@ -81,16 +83,14 @@ function setup(s: Scenario) {
   return { env, stepNames, inheritedNames, limits, run };
 }
 
-/** The argv a bash step would really get for these spilled names (paths as mkdtemp makes them). */
-function realArgv(spilled: readonly string[], command: string): readonly string[] {
-  const dir = `${spillDirTemplate(TMP)}Ab12Cd`;
-  const preamble = renderPreamble(spilled.map((name, i) => ({ name, path: `${dir}/v${i}` })));
-  return bashInvocation({
-    bash: BASH,
-    preamble,
-    command,
-    scriptFile: `${TMP}/exactspawn-script-Zz9Yx8/script.sh`,
-  }).argv;
+/** The argv a bash step would really get for these spilled names (descriptors from fd 3). */
+function realArgv(
+  spilled: readonly string[],
+  command: string,
+  env: ReadonlyMap<string, string>,
+): readonly string[] {
+  const spills = spillReads(spilled, (name) => env.get(name) ?? "");
+  return bashInvocation({ bash: BASH, spills, command }).argv;
 }
 
 describe("planSpill and boundedEnv properties", () => {
@@ -113,6 +113,7 @@ describe("planSpill and boundedEnv properties", () => {
         const argv = realArgv(
           plan.spilled.map((x) => x.name),
           s.command,
+          env,
         );
         const verdict = execFits(BASH, argv, plan.inline, limits);
         expect(plan.footprint).toBe(verdict.footprint);
@@ -139,7 +140,7 @@ describe("planSpill and boundedEnv properties", () => {
         const gone = new Set([...spillable, ...overCapUnspillable, ...droppable]);
         const best = execFits(
           BASH,
-          realArgv(spillable, s.command),
+          realArgv(spillable, s.command, env),
           [...env].filter(([n]) => !gone.has(n)).map(([n, v]) => `${n}=${v}`),
           limits,
         );
@@ -165,6 +166,7 @@ describe("planSpill and boundedEnv properties", () => {
           const argv = realArgv(
             plan.spilled.map((x) => x.name),
             s.command,
+            env,
           );
           const verdict = execFits(BASH, argv, bounded.env, limits);
           expect(verdict.fits).toBe(true);

@@ -216,8 +216,8 @@ describe("planSpill: unspillable names, NUL and identity", () => {
 
   it("agrees with the real bash argv sizer and execFits", () => {
     const command = "echo hi";
-    const argvBytes = bashArgvSizer({ bash: FILE, command, tmpdir: "/tmp" });
     const value = "v".repeat(PER_VALUE_ENV_CAP - 13);
+    const argvBytes = bashArgvSizer({ bash: FILE, command, value: () => value });
     const result = planSpill({
       env: new Map([
         ["RECIPE_VAR_r", value],

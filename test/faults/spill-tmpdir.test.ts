@@ -5,6 +5,9 @@
  * bypasses mode bits, so chmod 555 proves nothing) and a full 64 KiB tmpfs
  * (ENOSPC). Each ends in a SpillError naming the variable and the I/O code,
  * never the value; nothing starts, and no fd or directory is left behind.
+ * TMPDIR matters only to the file kinds of spill descriptors, so the host
+ * runs without the addon (EXACTSPAWN_NATIVE=0); with it, the memfd needs
+ * no TMPDIR at all (the last case).
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, rmdirSync, writeFileSync } from "node:fs";
@@ -33,7 +36,10 @@ interface SpillReport {
 }
 
 // One over-cap value must spill; the step must fail before anything starts.
-function spillInto(tmpdir: string): SpillReport {
+function spillInto(
+  tmpdir: string,
+  env: NodeJS.ProcessEnv = { EXACTSPAWN_NATIVE: "0" },
+): SpillReport {
   const run = runHost<SpillReport>(
     dir,
     `
@@ -62,6 +68,7 @@ function spillInto(tmpdir: string): SpillReport {
       ok,
     });
   `,
+    { env },
   );
   expect(run.signal).toBeNull();
   expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: "" });
@@ -91,6 +98,13 @@ describe("spill directory faults", () => {
 
   it("TMPDIR that does not exist: ENOENT", () => {
     expectSpillError(spillInto(join(dir, "missing", "tmp")), "ENOENT");
+  });
+
+  it("with the addon, a memfd needs no TMPDIR: the step runs", () => {
+    const report = spillInto(join(dir, "missing", "tmp"), { EXACTSPAWN_NATIVE: "required" });
+    expect(report.name).toBeUndefined();
+    expect(report).toMatchObject({ zombies: 0, ok: "fine" });
+    expect(report.after).toBeLessThanOrEqual(report.before);
   });
 });
 

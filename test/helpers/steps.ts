@@ -24,9 +24,9 @@ export function makeRootFactory(): { root: () => string; removeRoots: () => void
   };
 }
 
-/** Entries of a temp root that a bash step left behind (spill or script directories). */
+/** Entries of a temp root that a bash step left behind (any name of the library's). */
 export function leftovers(root: string): string[] {
-  return readdirSync(root).filter((name) => name.startsWith("exactspawn-"));
+  return readdirSync(root).filter((name) => name.includes("exactspawn"));
 }
 
 /** Every text an error exposes: message, stack, own properties, the cause chain, util.inspect. */

@@ -93,13 +93,21 @@ describe("no value in any log line or error", () => {
   it("after a spill-write failure (missing and read-only tmpdir)", async () => {
     const { runtime, logs } = setup();
     const missing = join(root(), "missing");
-    const errors = [await rejection(runtime.bash("true", { values: stepValues, tmpdir: missing }))];
+    // The file kinds: a memfd (the addon) needs no TMPDIR and cannot fail this way.
+    const fileKinds = { spillKinds: ["tmpfile", "unlinked"] } as const;
+    const errors = [
+      await rejection(runtime.bash("true", { values: stepValues, tmpdir: missing, ...fileKinds })),
+    ];
     if (process.getuid?.() !== 0) {
       // root ignores directory permissions; the missing directory covers it there.
       const readOnly = join(root(), "read-only");
       mkdirSync(readOnly, { mode: 0o500 });
       chmodSync(readOnly, 0o500);
-      errors.push(await rejection(runtime.bash("true", { values: stepValues, tmpdir: readOnly })));
+      errors.push(
+        await rejection(
+          runtime.bash("true", { values: stepValues, tmpdir: readOnly, ...fileKinds }),
+        ),
+      );
     }
     for (const error of errors) {
       expect(error).toMatchObject({ name: "SpillError", code: "ERR_EXACTSPAWN_SPILL_WRITE" });

@@ -5,14 +5,15 @@
  * the 64 KiB rule and the retired per-step size field. Runs in both projects
  * (native engine and child_process fallback).
  */
-import { existsSync, mkdirSync, readdirSync, symlinkSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { envPairBytes, PER_VALUE_ENV_CAP } from "../../src/limits.js";
 import { setLogger } from "../../src/log.js";
+import { nativeBinding } from "../../src/native.js";
 import { createRuntime } from "../../src/runtime.js";
 import { captureLog } from "../helpers/capture-log.js";
-import { leftovers, makeRootFactory, rejection, sha256 } from "../helpers/steps.js";
+import { makeRootFactory, rejection, sha256 } from "../helpers/steps.js";
 
 const { root, removeRoots } = makeRootFactory();
 afterAll(removeRoots);
@@ -88,7 +89,7 @@ describe("round trip under set -euo pipefail", () => {
     );
     expect(spilled).toEqual(overCap.sort());
     expect(result.dropped).toEqual([]);
-    expect(leftovers(tmp)).toEqual([]);
+    expect(readdirSync(tmp)).toEqual([]);
   });
 
   it("the cap boundary is measured per name: only the longer name spills", async () => {
@@ -118,7 +119,7 @@ describe("round trip under set -euo pipefail", () => {
     const expected = Object.values(values).flatMap((v) => [sha256(v), sha256(v)]);
     expect(result.output.split("\n")).toEqual(expected);
     expect(result.spilled).toHaveLength(40);
-    expect(leftovers(tmp)).toEqual([]);
+    expect(readdirSync(tmp)).toEqual([]);
   });
 
   it("a nested object value reaches the script as JSON and per key", async () => {
@@ -132,101 +133,70 @@ describe("round trip under set -euo pipefail", () => {
   });
 });
 
-/** The step's own spill directory, read from the preamble in its argv (inline mode). */
-const OWN_SPILL_DIR =
-  'd=$(tr "\\0" "\\n" </proc/$$/cmdline | grep -o "$TMPROOT/exactspawn-spill-[A-Za-z0-9]*" | head -n1)';
+/** Every descriptor of the step's shell and of a grandchild, as readlink shows them. */
+const DESCRIPTORS =
+  'for f in /proc/$$/fd/*; do readlink "$f" || :; done\nsh -c \'for f in /proc/$$/fd/*; do readlink "$f" || :; done\'';
 
-describe("spill files", () => {
-  const runtime = createRuntime({ preset: "recipe-runner-compat" });
+/** A link to a spill descriptor: a memfd, or a file that has no name any more. */
+const SPILL_LINK = /memfd:|\(deleted\)|exactspawn/;
+
+describe("spill descriptors", () => {
+  const runtime = createRuntime();
   const big = `${SENTINEL}:${"s".repeat(300 * KIB)}`;
 
-  it("live in a fresh 0700 directory under tmpdir, files 0600, removed after success", async () => {
+  it("the step reads its value, nothing appears in TMPDIR, and neither the step's command nor a grandchild holds the descriptor", async () => {
+    // Breaking the control: without the preamble's `exec 3<&-` the step's
+    // shell and its grandchild list the memfd / deleted file (seen red, restored).
     const tmp = root();
     const result = await runtime.bash(
-      `set -euo pipefail\n${OWN_SPILL_DIR}\nstat -c '%a %n' "$d" "$d"/*\nls -ld "$TMPROOT"/exactspawn-spill-* | wc -l`,
+      `set -euo pipefail\nprintf %s "$RECIPE_VAR_big" | sha256sum | cut -c1-64\nls -A "$TMPROOT" | wc -l\n${DESCRIPTORS}`,
       { values: { big }, extra: { TMPROOT: tmp }, tmpdir: tmp },
     );
-    const lines = result.output.split("\n");
-    const [dirLine, ...rest] = lines;
-    expect(dirLine).toMatch(new RegExp(`^700 ${tmp}/exactspawn-spill-[A-Za-z0-9]{6}$`));
-    const files = rest.slice(0, -1);
-    expect(files).toHaveLength(2);
-    for (const line of files) expect(line).toMatch(/^600 \S+\/v[01]$/);
-    expect(rest.at(-1)).toBe("1");
-    expect(leftovers(tmp)).toEqual([]);
+    const [digest, entries, ...links] = result.output.split("\n");
+    expect(digest).toBe(sha256(big));
+    expect(entries).toBe("0");
+    expect(links.length).toBeGreaterThan(4);
+    expect(links.filter((link) => SPILL_LINK.test(link))).toEqual([]);
+    expect(readdirSync(tmp)).toEqual([]);
   });
 
-  it("is removed after a failing step (exit 3)", async () => {
+  it("a failing step (exit 3), a timeout and an abort leave nothing behind", async () => {
     const tmp = root();
-    const error = await rejection(
-      runtime.bash('ls -d "$TMPROOT"/exactspawn-spill-* >/dev/null\nexit 3', {
-        values: { big },
-        extra: { TMPROOT: tmp },
-        tmpdir: tmp,
-      }),
-    );
-    expect(error).toMatchObject({ name: "SubprocessError", exitCode: 3, reason: "exit" });
-    expect(leftovers(tmp)).toEqual([]);
-  });
-
-  it("is removed after a timeout", async () => {
-    const tmp = root();
-    const error = await rejection(
+    const failed = await rejection(runtime.bash("exit 3", { values: { big }, tmpdir: tmp }));
+    expect(failed).toMatchObject({ name: "SubprocessError", exitCode: 3, reason: "exit" });
+    const timedOut = await rejection(
       runtime.bash("sleep 30", { values: { big }, tmpdir: tmp, timeout: 200 }),
     );
-    expect(error).toMatchObject({ name: "SubprocessError", reason: "timeout" });
-    expect(leftovers(tmp)).toEqual([]);
-  });
-
-  it("is removed after an abort while the step runs", async () => {
-    const tmp = root();
-    const marks = root();
+    expect(timedOut).toMatchObject({ name: "SubprocessError", reason: "timeout" });
     const controller = new AbortController();
-    const running = runtime.bash(': > "$MARKS/started"; sleep 30', {
+    const running = runtime.bash("sleep 30", {
       values: { big },
-      extra: { MARKS: marks },
       tmpdir: tmp,
       signal: controller.signal,
     });
-    for (let i = 0; i < 500 && !existsSync(join(marks, "started")); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    expect(existsSync(join(marks, "started"))).toBe(true);
-    expect(leftovers(tmp)).toHaveLength(1);
-    controller.abort();
-    const error = await rejection(running);
-    expect(error).toMatchObject({ name: "SubprocessError", reason: "abort" });
-    expect(leftovers(tmp)).toEqual([]);
+    setTimeout(() => controller.abort(), 200);
+    expect(await rejection(running)).toMatchObject({ name: "SubprocessError", reason: "abort" });
+    expect(readdirSync(tmp)).toEqual([]);
   });
 
-  it("a symlink planted in TMPDIR is never followed", async () => {
+  it("a missing TMPDIR matters only where a file is needed: memfd runs, the fallback refuses with a SpillError", async () => {
     const tmp = root();
-    const victim = root();
-    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-    const planted: string[] = [];
-    for (let i = 0; i < 200; i++) {
-      let suffix = "";
-      for (let j = 0; j < 6; j++) suffix += alphabet[Math.floor(Math.random() * alphabet.length)];
-      for (const prefix of ["exactspawn-spill-", "exactspawn-script-"]) {
-        const link = join(tmp, `${prefix}${suffix}`);
-        if (!planted.includes(link)) {
-          symlinkSync(victim, link);
-          planted.push(link);
-        }
-      }
+    const missing = join(tmp, "missing");
+    const step = runtime.bash('printf %s "$RECIPE_VAR_x" | wc -c', {
+      values: { x: "x".repeat(200 * KIB) },
+      tmpdir: missing,
+    });
+    if (nativeBinding()?.sealedMemfd !== undefined) {
+      expect((await step).output).toBe(String(200 * KIB));
+    } else {
+      const error = await rejection(step);
+      expect(error).toMatchObject({
+        name: "SpillError",
+        code: "ERR_EXACTSPAWN_SPILL_WRITE",
+        ioCode: "ENOENT",
+      });
     }
-    for (const name of ["v0", "v1", "script.sh"]) symlinkSync(join(victim, name), join(tmp, name));
-    for (let i = 0; i < 10; i++) {
-      const result = await runtime.bash(
-        `: '${"c".repeat(70 * KIB)}'\nprintf %s "$RECIPE_VAR_big" | sha256sum | cut -c1-64`,
-        { values: { big }, tmpdir: tmp },
-      );
-      expect(result.output).toBe(sha256(big));
-      expect(result.scriptMode).toBe("file");
-    }
-    expect(readdirSync(victim)).toEqual([]);
-    // Only the planted links are left; every step's own directory is gone.
-    expect(readdirSync(tmp).length).toBe(planted.length + 3);
+    expect(existsSync(missing)).toBe(false);
   });
 });
 
@@ -243,52 +213,46 @@ describe("the nested canary (context export)", () => {
 });
 
 describe("parallel steps", () => {
-  it("16 steps at once each read back their own value from their own spill directory", async () => {
-    const runtime = createRuntime({ preset: "recipe-runner-compat" });
+  it("16 steps at once each read back their own value (and its declared alias)", async () => {
+    const runtime = createRuntime({ bareNames: ["MINE"] });
     const tmp = root();
     const values = Array.from({ length: 16 }, (_, i) => `${i}|${String(i).repeat(150 * KIB)}|${i}`);
     const results = await Promise.all(
       values.map((value) =>
         runtime.bash(
-          `set -euo pipefail\n${OWN_SPILL_DIR}\necho "$d"\nprintf %s "$RECIPE_VAR_mine" | sha256sum | cut -c1-64\nprintf %s "$MINE" | sha256sum | cut -c1-64`,
-          { values: { mine: value }, extra: { TMPROOT: tmp }, tmpdir: tmp },
+          `set -euo pipefail\nprintf %s "$RECIPE_VAR_mine" | sha256sum | cut -c1-64\nprintf %s "$MINE" | sha256sum | cut -c1-64`,
+          { values: { mine: value }, tmpdir: tmp },
         ),
       ),
     );
-    const dirs = new Set<string>();
     results.forEach((result, i) => {
-      const [dir, primary, alias] = result.output.split("\n");
-      expect(dir).toMatch(/exactspawn-spill-[A-Za-z0-9]{6}$/);
-      dirs.add(dir!);
-      expect(primary).toBe(sha256(values[i]!));
-      expect(alias).toBe(sha256(values[i]!));
+      expect(result.output.split("\n")).toEqual([sha256(values[i]!), sha256(values[i]!)]);
     });
-    expect(dirs.size).toBe(16);
-    expect(leftovers(tmp)).toEqual([]);
+    expect(readdirSync(tmp)).toEqual([]);
   });
 });
 
 describe("the 64 KiB rule", () => {
-  it("a command + preamble over 64 KiB runs from a private file without the spilled values", async () => {
-    const runtime = createRuntime({ preset: "recipe-runner-compat" });
+  it("a command + preamble over 64 KiB runs from a descriptor: $0 is bash, the descriptor is closed, nothing on disk", async () => {
+    const runtime = createRuntime();
     const tmp = root();
     const padding = `: '${"p".repeat(64 * KIB)}'`;
+    const value = `${SENTINEL}${"q".repeat(200 * KIB)}`;
     const result = await runtime.bash(
-      `set -euo pipefail\n${padding}\necho "$0"\nstat -c %a "$0" "$(dirname "$0")"\nif grep -q "${SENTINEL.slice(0, 5)}""${SENTINEL.slice(5)}" "$0"; then echo leaked; else echo clean; fi\nprintf %s "$RECIPE_VAR_big" | sha256sum | cut -c1-64`,
-      { values: { big: `${SENTINEL}${"q".repeat(200 * KIB)}` }, tmpdir: tmp },
+      `set -euo pipefail\n${padding}\necho "$0"\nprintf %s "$RECIPE_VAR_big" | sha256sum | cut -c1-64\nls -A "$TMPROOT" | wc -l\n${DESCRIPTORS}`,
+      { values: { big: value }, extra: { TMPROOT: tmp }, tmpdir: tmp },
     );
     expect(result.scriptMode).toBe("file");
-    const [path, fileMode, dirMode, clean, digest] = result.output.split("\n");
-    expect(path).toMatch(new RegExp(`^${tmp}/exactspawn-script-[A-Za-z0-9]{6}/script\\.sh$`));
-    expect([fileMode, dirMode]).toEqual(["600", "700"]);
-    expect(clean).toBe("clean");
-    expect(digest).toBe(sha256(`${SENTINEL}${"q".repeat(200 * KIB)}`));
-    expect(existsSync(path!)).toBe(false);
-    expect(leftovers(tmp)).toEqual([]);
+    const [zero, digest, entries, ...links] = result.output.split("\n");
+    expect(zero).toBe(result.interpreter);
+    expect(digest).toBe(sha256(value));
+    expect(entries).toBe("0");
+    expect(links.filter((link) => SPILL_LINK.test(link))).toEqual([]);
+    expect(readdirSync(tmp)).toEqual([]);
   });
 
-  it("the rule applies to the combined script: a command just under 64 KiB plus a preamble goes to a file", async () => {
-    const runtime = createRuntime({ preset: "recipe-runner-compat" });
+  it("the rule applies to the combined script: a command just under 64 KiB plus a preamble goes through a descriptor", async () => {
+    const runtime = createRuntime();
     const command = `: '${"p".repeat(64 * KIB - 200)}'`;
     expect(runtime.planBash(command).scriptMode).toBe("inline");
     const plan = runtime.planBash(command, {
@@ -335,19 +299,5 @@ describe("retired maxEnvValueBytes", () => {
     two.planBash("true", { step: "s", maxEnvValueBytes: 1 });
     two.planBash("true", { step: "t" });
     expect(capture.events().filter((e) => e["field"] === "maxEnvValueBytes")).toHaveLength(2);
-  });
-});
-
-describe("a missing spill root", () => {
-  it("fails before spawning with a SpillError and leaves nothing behind", async () => {
-    const runtime = createRuntime({ preset: "recipe-runner-compat" });
-    const tmp = root();
-    const missing = join(tmp, "missing");
-    const error = await rejection(
-      runtime.bash("echo ran", { values: { x: "x".repeat(200 * KIB) }, tmpdir: missing }),
-    );
-    expect(error).toMatchObject({ name: "SpillError", code: "ERR_EXACTSPAWN_SPILL_WRITE" });
-    mkdirSync(missing);
-    expect(readdirSync(missing)).toEqual([]);
   });
 });

@@ -1,20 +1,36 @@
-import { spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { mkdtempSync, rmSync, unlinkSync } from "node:fs";
+/**
+ * The preamble and the script loader against the real bash: exact text,
+ * byte-identical read-back from every kind of descriptor (memfd, O_TMPFILE,
+ * unlinked file) including a property test over arbitrary bytes without
+ * NUL, fail-closed on every read error, and the planner's exact argv size.
+ */
+import { type SpawnSyncReturns, spawnSync } from "node:child_process";
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { planSpill } from "../../src/env/spill-plan.js";
 import { InvalidEnvError } from "../../src/errors.js";
 import { execFits, PER_VALUE_ENV_CAP } from "../../src/limits.js";
+import { nativeBinding } from "../../src/native.js";
 import {
   bashArgvSizer,
   bashInvocation,
   composeScript,
   INLINE_SCRIPT_MAX_BYTES,
 } from "../../src/step/bash-script.js";
-import { renderPreamble, singleQuote } from "../../src/step/preamble.js";
-import { writeScriptFile, writeSpillFiles } from "../../src/step/spill-files.js";
+import {
+  renderPreamble,
+  type SpillRead,
+  singleQuote,
+  spillReads,
+} from "../../src/step/preamble.js";
+import {
+  type DescriptorKind,
+  openSpillDescriptor,
+  type SpillDescriptor,
+} from "../../src/step/spill-files.js";
 import { captureLog } from "../helpers/capture-log.js";
 
 const BASH = "/bin/bash";
@@ -29,146 +45,254 @@ afterAll(() => {
   for (const dir of roots) rmSync(dir, { recursive: true, force: true });
 });
 
-function sha256(value: string): string {
-  return createHash("sha256").update(Buffer.from(value, "utf8")).digest("hex");
+const binding = nativeBinding();
+/** The kinds this project can make: memfd needs the addon (off in the fallback project). */
+const KINDS: DescriptorKind[] = [
+  ...(binding?.sealedMemfd === undefined ? [] : (["memfd"] as const)),
+  "tmpfile",
+  "unlinked",
+];
+
+/** Runs `script` with `bash -c`, the given descriptors at fd 3, 4, … and the step's locale. */
+function runBash(
+  script: string,
+  fds: readonly number[] = [],
+  env: Record<string, string> = { PATH: "/usr/bin:/bin" },
+): SpawnSyncReturns<Buffer> {
+  return spawnSync(BASH, ["--norc", "--noprofile", "-c", script], {
+    env,
+    stdio: ["ignore", "pipe", "pipe", ...fds],
+    maxBuffer: 64 * 1024 * 1024,
+  });
 }
 
-function runBash(script: string) {
-  return spawnSync(BASH, ["-c", `set -euo pipefail\n${script}`], {
-    encoding: "utf8",
-    env: { PATH: "/usr/bin:/bin" },
-    // A socket on stdin (Node's default pipe) makes Debian's bash source ~/.bashrc.
-    stdio: ["ignore", "pipe", "pipe"],
-    maxBuffer: 16 * 1024 * 1024,
-  });
+function open(kind: DescriptorKind, bytes: Buffer): SpillDescriptor {
+  return openSpillDescriptor("test", bytes, { binding, kinds: [kind], tmpdir: testRoot() });
+}
+
+/** Reads `values` back through the preamble from one descriptor and prints `len:bytes` per value. */
+function roundTrip(kind: DescriptorKind, values: readonly Buffer[], locale = "C.UTF-8") {
+  const reads: SpillRead[] = values.map((v, i) => ({ name: `V${i}`, bytes: v.length }));
+  const descriptor = open(kind, Buffer.concat(values));
+  try {
+    // The command prints lengths in bytes: LC_ALL=C is set after the preamble ran.
+    const command = `LC_ALL=C\n${reads.map((r) => `printf '%d:%s' "\${#${r.name}}" "$${r.name}"`).join("\n")}\n`;
+    const result = runBash(
+      composeScript(renderPreamble(reads, { values: 3 }), command),
+      [descriptor.fd],
+      { PATH: "/usr/bin:/bin", LC_ALL: locale },
+    );
+    const expected = Buffer.concat(values.flatMap((v) => [Buffer.from(`${v.length}:`), v]));
+    return { result, expected };
+  } finally {
+    descriptor.close();
+  }
 }
 
 describe("renderPreamble", () => {
-  it("renders one fixed line per spill, path single-quoted", () => {
-    expect(renderPreamble([{ name: "RECIPE_VAR_r", path: "/t/it's/v0" }])).toBe(
-      "{ IFS= read -r -d '' RECIPE_VAR_r || :; } < '/t/it'\\''s/v0' || " +
-        "{ printf 'exactspawn: failed to load spilled env value RECIPE_VAR_r\\n' >&2; exit 125; }\n",
+  it("renders one read line per spill, then closes the descriptor", () => {
+    expect(renderPreamble([{ name: "RECIPE_VAR_r", bytes: 12 }], { values: 3 })).toBe(
+      "LC_ALL=C IFS= read -r -N 12 -u 3 RECIPE_VAR_r || " +
+        "{ printf 'exactspawn: failed to load spilled env value RECIPE_VAR_r\\n' >&2; exit 125; }\n" +
+        "exec 3<&-\n",
     );
     expect(renderPreamble([])).toBe("");
+    expect(renderPreamble([], { script: 4 })).toBe("exec 4<&-\n");
   });
 
-  it.each(["PATH", "BASH_ENV", "my-var", "1X", "IFS", "COMP_WORDS", ""])(
+  it("copies a value identical to an earlier one instead of reading it again, byte for byte", () => {
+    const big = `${SENTINEL}\n\\ é\n\n`.repeat(5000);
+    const reads = spillReads(["RECIPE_VAR_v", "V", "W"], (name) => (name === "W" ? "w" : big));
+    expect(reads).toEqual([
+      { name: "RECIPE_VAR_v", bytes: Buffer.byteLength(big) },
+      { name: "V", bytes: Buffer.byteLength(big), sameAs: "RECIPE_VAR_v" },
+      { name: "W", bytes: 1 },
+    ]);
+    const preamble = renderPreamble(reads, { values: 3 });
+    expect(preamble).toContain("\nV=$RECIPE_VAR_v\n");
+    const descriptor = open(KINDS[0]!, Buffer.from(`${big}w`));
+    try {
+      const result = runBash(`${preamble}printf '%s|%s|%s' "$RECIPE_VAR_v" "$V" "$W"`, [
+        descriptor.fd,
+      ]);
+      expect(result.stdout.toString()).toBe(`${big}|${big}|w`);
+    } finally {
+      descriptor.close();
+    }
+    expect(() =>
+      renderPreamble([{ name: "V", bytes: 1, sameAs: "NOT_READ" }], { values: 3 }),
+    ).toThrow(InvalidEnvError);
+  });
+
+  it.each(["PATH", "BASH_ENV", "my-var", "1X", "IFS", "COMP_WORDS", "LC_ALL", ""])(
     "refuses the unspillable name %j",
     (name) => {
-      expect(() => renderPreamble([{ name, path: "/t/v0" }])).toThrow(InvalidEnvError);
+      expect(() => renderPreamble([{ name, bytes: 1 }], { values: 3 })).toThrow(InvalidEnvError);
     },
   );
 
-  it("refuses relative paths and NUL", () => {
-    expect(() => renderPreamble([{ name: "A", path: "t/v0" }])).toThrow(InvalidEnvError);
-    expect(() => renderPreamble([{ name: "A", path: "/t\0/v0" }])).toThrow(InvalidEnvError);
+  it("refuses byte counts that are not positive integers and bad descriptors", () => {
+    for (const bytes of [0, -1, 1.5, Number.NaN]) {
+      expect(() => renderPreamble([{ name: "A", bytes }], { values: 3 })).toThrow(InvalidEnvError);
+    }
+    expect(() => renderPreamble([{ name: "A", bytes: 1 }])).toThrow(TypeError);
+    expect(() => renderPreamble([{ name: "A", bytes: 1 }], { values: 2 })).toThrow(TypeError);
   });
 
   it("quotes for bash", () => {
     expect(singleQuote("a'b")).toBe("'a'\\''b'");
-    expect(runBash(`printf %s ${singleQuote("it's $(x) `y` \\ \n")}`).stdout).toBe(
+    expect(runBash(`printf %s ${singleQuote("it's $(x) `y` \\ \n")}`).stdout.toString()).toBe(
       "it's $(x) `y` \\ \n",
     );
   });
 });
 
-describe("bash round trip through spill files", () => {
-  const values: [string, string][] = [
-    ["empty", ""],
-    ["one byte", "x"],
-    ["200 KiB", `${SENTINEL}${"r".repeat(200 * 1024)}`],
-    ["1 MiB", `${SENTINEL}${"abcdefgh".repeat(128 * 1024)}`],
-    ["quotes", `${SENTINEL} 'single' "double" '\\'' \\" `],
-    ["command substitution", `${SENTINEL}$(touch /tmp/pwned) \`id\` $HOME \${X:-y}`],
-    ["glob and separators", `${SENTINEL} * ? [a] ; && || | > < & # ~`],
-    ["newlines", `${SENTINEL}\nline two\n\nline four`],
-    ["trailing newlines", `${SENTINEL}\n\n\n`],
-    ["leading and trailing spaces", `   ${SENTINEL} \t `],
-    ["non-ASCII", `${SENTINEL} é ü 日本語 🙂 \u00a0`],
-    ["backslashes", `${SENTINEL}\\n \\t \\\\ \\`],
-    ["option-like", "-n -e --"],
+const table: [string, string][] = [
+  ["one byte", "x"],
+  ["200 KiB", `${SENTINEL}${"r".repeat(200 * 1024)}`],
+  ["1 MiB", `${SENTINEL}${"abcdefgh".repeat(128 * 1024)}`],
+  ["quotes", `${SENTINEL} 'single' "double" '\\'' \\" `],
+  ["command substitution", `${SENTINEL}$(touch /tmp/pwned) \`id\` $HOME \${X:-y}`],
+  ["glob and separators", `${SENTINEL} * ? [a] ; && || | > < & # ~`],
+  ["newlines", `${SENTINEL}\nline two\n\nline four`],
+  ["trailing newlines", `${SENTINEL}\n\n\n`],
+  ["only newlines", "\n\n"],
+  ["leading and trailing spaces", `   ${SENTINEL} \t `],
+  ["non-ASCII", `${SENTINEL} é ü 日本語 🙂 \u00a0`],
+  ["backslashes", `${SENTINEL}\\n \\t \\\\ \\`],
+  ["option-like", "-n -e --"],
+];
+
+describe.each(KINDS)("bash round trip through a %s descriptor", (kind) => {
+  it.each(table)("round-trips %s byte for byte", (_label, value) => {
+    const { result, expected } = roundTrip(kind, [Buffer.from(value, "utf8")]);
+    expect(result.stderr.toString()).toBe("");
+    expect(result.status).toBe(0);
+    expect(result.stdout.equals(expected)).toBe(true);
+  });
+
+  it("round-trips every value at once from one descriptor and does not export them", () => {
+    const values = table.map(([, v]) => Buffer.from(v, "utf8"));
+    const reads = values.map((v, i) => ({ name: `V${i}`, bytes: v.length }));
+    const descriptor = open(kind, Buffer.concat(values));
+    try {
+      const command =
+        'printenv V0 || echo "not exported"\n[ -e /proc/$$/fd/3 ] && echo open || echo closed\n';
+      const result = runBash(composeScript(renderPreamble(reads, { values: 3 }), command), [
+        descriptor.fd,
+      ]);
+      expect(result.status).toBe(0);
+      // The descriptor is closed before the command runs (without the
+      // `exec 3<&-` line this goes red: seen, restored).
+      expect(result.stdout.toString()).toBe("not exported\nclosed\n");
+    } finally {
+      descriptor.close();
+    }
+  });
+
+  it("property: any bytes without NUL read back identically, under a UTF-8 locale", () => {
+    // Breaking the control: without `LC_ALL=C` in readLine, `-N` counts
+    // characters in C.UTF-8 and multi-byte values fail to load (seen red).
+    const bytes = fc.uint8Array({ minLength: 1, maxLength: 600, min: 1, max: 255 });
+    fc.assert(
+      fc.property(fc.array(bytes, { minLength: 1, maxLength: 4 }), (arrays) => {
+        const values = arrays.map((a) => Buffer.from(a));
+        const { result, expected } = roundTrip(kind, values);
+        expect(result.stderr.toString()).toBe("");
+        expect(result.status).toBe(0);
+        expect(result.stdout.equals(expected)).toBe(true);
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
+
+// Breaking the control: without `|| { …; exit 125; }` on the read line, every
+// case below but the script loader's ran the command (seen red, restored).
+describe("fail closed: any read error stops the step with 125 before the command", () => {
+  const marker = () => join(testRoot(), "command-ran");
+  const command = (path: string) => `: > ${singleQuote(path)}\necho COMMAND-RAN\n`;
+  const reads: SpillRead[] = [
+    { name: "RECIPE_VAR_gone", bytes: 10 },
+    { name: "OTHER", bytes: 4 },
   ];
 
-  it.each(values)("round-trips %s byte for byte", async (_label, value) => {
-    const root = testRoot();
-    const env = new Map([["RECIPE_VAR_v", value]]);
-    const files = await writeSpillFiles({ spilled: [{ name: "RECIPE_VAR_v" }] }, env, {
-      tmpdir: root,
-    });
-    try {
-      const script = composeScript(
-        renderPreamble(files.files),
-        'printf %s "$RECIPE_VAR_v" | sha256sum\n',
-      );
-      expect(script).not.toContain(SENTINEL);
-      const result = runBash(script);
-      expect(result.stderr).toBe("");
-      expect(result.status).toBe(0);
-      expect(result.stdout).toBe(`${sha256(value)}  -\n`);
-    } finally {
-      await files.remove();
-    }
-  });
-
-  it("round-trips every value at once, spilled under several names, and does not export them", async () => {
-    const env = new Map(values.map(([, value], i) => [`V${i}`, value] as [string, string]));
-    const plan = { spilled: [...env.keys()].map((name) => ({ name })) };
-    const files = await writeSpillFiles(plan, env, { tmpdir: testRoot() });
-    try {
-      const command = [...env.keys()]
-        .map((name) => `printf %s "$${name}" | sha256sum`)
-        .concat(['printenv V0 || echo "not exported"'])
-        .join("\n");
-      const result = runBash(composeScript(renderPreamble(files.files), command));
-      expect(result.status).toBe(0);
-      expect(result.stdout).toBe(
-        `${values.map(([, v]) => `${sha256(v)}  -\n`).join("")}not exported\n`,
-      );
-    } finally {
-      await files.remove();
-    }
-  });
-
-  it("works when the spill directory's path contains quotes, spaces and $", async () => {
-    const root = testRoot("exactspawn it's a '$dir' ");
-    const env = new Map([["RECIPE_VAR_q", `${SENTINEL}'"`]]);
-    const files = await writeSpillFiles({ spilled: [{ name: "RECIPE_VAR_q" }] }, env, {
-      tmpdir: root,
-    });
-    try {
-      expect(files.dir?.startsWith(root)).toBe(true);
-      const result = runBash(
-        composeScript(renderPreamble(files.files), 'printf %s "$RECIPE_VAR_q" | sha256sum'),
-      );
-      expect(result.stdout).toBe(`${sha256(env.get("RECIPE_VAR_q")!)}  -\n`);
-    } finally {
-      await files.remove();
-    }
-  });
-
-  it("fails closed: a missing spill file exits 125 before the command, naming only the variable", async () => {
-    const env = new Map([
-      ["RECIPE_VAR_gone", `${SENTINEL}-gone`],
-      ["OTHER", `${SENTINEL}-other`],
-    ]);
-    const files = await writeSpillFiles(
-      { spilled: [{ name: "RECIPE_VAR_gone" }, { name: "OTHER" }] },
-      env,
-      { tmpdir: testRoot() },
+  function expectFailClosed(result: SpawnSyncReturns<Buffer>, path: string, name: string): void {
+    expect(result.status).toBe(125);
+    expect(result.stdout.toString()).toBe("");
+    expect(result.stderr.toString()).toContain(
+      `exactspawn: failed to load spilled env value ${name}\n`,
     );
+    expect(result.stderr.toString()).not.toContain(SENTINEL);
+    expect(existsSync(path)).toBe(false);
+  }
+
+  it("the descriptor is not open in the child", () => {
+    const path = marker();
+    const result = runBash(composeScript(renderPreamble(reads, { values: 3 }), command(path)));
+    expectFailClosed(result, path, "RECIPE_VAR_gone");
+  });
+
+  it("the descriptor is a directory (read fails with EISDIR after a successful open)", () => {
+    // The old `{ read … || :; } < file` ran the command here with an empty value.
+    const path = marker();
+    const dir = openSync(testRoot(), "r");
     try {
-      unlinkSync(files.files[0]!.path);
-      const result = runBash(composeScript(renderPreamble(files.files), "echo COMMAND-RAN\n"));
-      expect(result.status).toBe(125);
-      expect(result.stdout).toBe("");
-      expect(result.stderr).toContain(
-        "exactspawn: failed to load spilled env value RECIPE_VAR_gone\n",
-      );
-      expect(result.stderr).not.toContain("OTHER");
-      expect(result.stderr).not.toContain(SENTINEL);
+      const result = runBash(composeScript(renderPreamble(reads, { values: 3 }), command(path)), [
+        dir,
+      ]);
+      expectFailClosed(result, path, "RECIPE_VAR_gone");
     } finally {
-      await files.remove();
+      closeSync(dir);
     }
+  });
+
+  it("the descriptor is write-only (read fails with EBADF)", () => {
+    const path = marker();
+    const fd = openSync(join(testRoot(), "w"), "w");
+    try {
+      const result = runBash(composeScript(renderPreamble(reads, { values: 3 }), command(path)), [
+        fd,
+      ]);
+      expectFailClosed(result, path, "RECIPE_VAR_gone");
+    } finally {
+      closeSync(fd);
+    }
+  });
+
+  it.each(KINDS)(
+    "the %s descriptor ends early: the short variable is named, not the first",
+    (kind) => {
+      const path = marker();
+      const descriptor = open(kind, Buffer.from(`${SENTINEL.slice(0, 10)}OT`));
+      try {
+        const result = runBash(composeScript(renderPreamble(reads, { values: 3 }), command(path)), [
+          descriptor.fd,
+        ]);
+        expectFailClosed(result, path, "OTHER");
+        expect(result.stderr.toString()).not.toContain("RECIPE_VAR_gone");
+      } finally {
+        descriptor.close();
+      }
+    },
+  );
+
+  it("the script descriptor is missing or a directory: 125, nothing of the script runs", () => {
+    const path = marker();
+    const long = `${command(path)}: '${"p".repeat(INLINE_SCRIPT_MAX_BYTES)}'\n`;
+    const inv = bashInvocation({ bash: BASH, command: long });
+    expect(inv.mode).toBe("file");
+    const missing = spawnSync(BASH, inv.argv.slice(1), { stdio: ["ignore", "pipe", "pipe"] });
+    expect(missing.status).toBe(125);
+    expect(missing.stderr.toString()).toBe("exactspawn: failed to load the step script\n");
+    const dir = openSync(testRoot(), "r");
+    try {
+      const result = spawnSync(BASH, inv.argv.slice(1), { stdio: ["ignore", "pipe", "pipe", dir] });
+      expect(result.status).toBe(125);
+    } finally {
+      closeSync(dir);
+    }
+    expect(existsSync(path)).toBe(false);
   });
 });
 
@@ -176,35 +300,47 @@ describe("bash script and the planner's argv size", () => {
   it("keeps the script byte-identical to the command when nothing spilled", () => {
     const command = "#!/bin/sh\necho $LINENO\n";
     expect(composeScript("", command)).toBe(command);
-    const inv = bashInvocation({ bash: BASH, preamble: "", command });
+    const inv = bashInvocation({ bash: BASH, command });
     expect(inv).toMatchObject({ mode: "inline", argv: [BASH, "-c", command] });
-    expect(runBash(inv.script.replace("#!/bin/sh\n", "")).stdout).toBe("2\n");
+    expect(runBash(inv.script).stdout.toString()).toBe("2\n");
   });
 
-  it("applies the 64 KiB rule to preamble + command together", () => {
-    const preamble = renderPreamble([{ name: "A", path: "/t/v0" }]);
+  it("applies the 64 KiB rule to the values preamble + command together", () => {
+    const spills = [{ name: "A", bytes: 5 }];
+    const preamble = renderPreamble(spills, { values: 3 });
     const fits = "x".repeat(INLINE_SCRIPT_MAX_BYTES - Buffer.byteLength(preamble));
-    expect(bashInvocation({ bash: BASH, preamble, command: fits }).mode).toBe("inline");
-    expect(() => bashInvocation({ bash: BASH, preamble, command: `${fits}x` })).toThrow(TypeError);
-    const file = bashInvocation({ bash: BASH, preamble, command: `${fits}x`, scriptFile: "/s" });
-    expect(file.argv).toEqual([BASH, "/s"]);
-    expect(file.script.startsWith(preamble)).toBe(true);
+    expect(bashInvocation({ bash: BASH, spills, command: fits }).mode).toBe("inline");
+    const file = bashInvocation({ bash: BASH, spills, command: `${fits}x` });
+    expect(file).toMatchObject({ mode: "file", valuesFd: 3, scriptFd: 4 });
+    expect(file.argv).toEqual([
+      BASH,
+      "-c",
+      "[ -f /proc/self/fd/4 ] && [ -r /proc/self/fd/4 ] || " +
+        "{ printf 'exactspawn: failed to load the step script\\n' >&2; exit 125; }; . /proc/self/fd/4",
+    ]);
+    expect(file.script).toBe(`exec 4<&-\n${preamble}${fits}x`);
+    expect(
+      bashInvocation({ bash: BASH, command: `${fits}${preamble}x`, firstSlot: 5 }),
+    ).toMatchObject({ mode: "file", valuesFd: undefined, scriptFd: 5 });
   });
 
   const commands: [string, string][] = [
-    ["small command", 'printf %s "$RECIPE_VAR_a" | wc -c\n'],
-    ["command near 64 KiB", `: ${"c".repeat(INLINE_SCRIPT_MAX_BYTES - 300)}\necho ok\n`],
+    ["small command", 'printf %s "$RECIPE_VAR_a$RECIPE_VAR_A" | wc -c\n'],
+    ["command near 64 KiB", `: ${"c".repeat(INLINE_SCRIPT_MAX_BYTES - 2000)}\necho ok\n`],
     ["command over 64 KiB", `: ${"c".repeat(INLINE_SCRIPT_MAX_BYTES + 10)}\necho ok\n`],
   ];
   it.each(commands)(
-    "predicts the exact argv size and the files really work: %s",
-    async (_l, command) => {
-      const root = testRoot("exactspawn q'uote ");
+    "predicts the exact argv size and the descriptors really work: %s",
+    (_l, command) => {
       const values = new Map<string, string>();
       for (let i = 0; i < 12; i++)
         values.set(`RECIPE_VAR_${String.fromCharCode(97 + i)}`, "é".repeat(70_000 + i));
+      // Two aliases with the same values as earlier names: copied, not read again.
+      values.set("RECIPE_VAR_A", values.get("RECIPE_VAR_a")!);
+      values.set("RECIPE_VAR_B", values.get("RECIPE_VAR_b")!);
       const env = new Map([["PATH", "/usr/bin:/bin"], ...values]);
-      const argvBytes = bashArgvSizer({ bash: BASH, command, tmpdir: root });
+      const value = (name: string) => env.get(name) ?? "";
+      const argvBytes = bashArgvSizer({ bash: BASH, command, value });
       const limits = { execLimit: 6 * 1024 * 1024, maxArgStrlen: 131_072 };
       const plan = planSpill({
         env,
@@ -215,34 +351,47 @@ describe("bash script and the planner's argv size", () => {
         perValueCap: PER_VALUE_ENV_CAP,
         log: captureLog().logger,
       });
-      expect(plan.spilled.length).toBe(12);
-      const files = await writeSpillFiles(plan, env, { tmpdir: root });
-      const preamble = renderPreamble(files.files);
-      let inv = bashInvocation({ bash: BASH, preamble, command, scriptFile: "" });
-      const script =
-        inv.mode === "file" ? await writeScriptFile(inv.script, { tmpdir: root }) : undefined;
+      expect(plan.spilled.length).toBe(14);
+      const spills = spillReads(
+        plan.spilled.map(({ name }) => name),
+        value,
+      );
+      expect(spills.filter((s) => s.sameAs !== undefined)).toHaveLength(2);
+      const inv = bashInvocation({ bash: BASH, spills, command });
+      const measured = execFits(BASH, inv.argv, plan.inline, limits);
+      expect(plan.argv.bytes).toBe(measured.argvBytes);
+      expect(plan.argv.argc).toBe(inv.argv.length);
+      expect(plan.footprint).toBe(measured.footprint);
+      const kind = KINDS[0]!;
+      const data = open(
+        kind,
+        Buffer.concat(
+          spills.filter((s) => s.sameAs === undefined).map(({ name }) => Buffer.from(value(name))),
+        ),
+      );
+      const script = inv.scriptFd === undefined ? undefined : open(kind, Buffer.from(inv.script));
       try {
-        if (script !== undefined)
-          inv = bashInvocation({ bash: BASH, preamble, command, scriptFile: script.path });
-        const measured = execFits(BASH, inv.argv, plan.inline, limits);
-        expect(plan.argv.bytes).toBe(measured.argvBytes);
-        expect(plan.argv.argc).toBe(inv.argv.length);
-        expect(plan.footprint).toBe(measured.footprint);
         const result = spawnSync(inv.argv[0]!, inv.argv.slice(1), {
           env: Object.fromEntries(plan.inline),
           encoding: "utf8",
+          stdio: ["ignore", "pipe", "pipe", data.fd, ...(script === undefined ? [] : [script.fd])],
         });
+        expect(result.stderr).toBe("");
         expect(result.status).toBe(0);
-        if (command.startsWith("printf")) expect(result.stdout.trim()).toBe(String(140_000));
+        if (command.startsWith("printf")) expect(result.stdout.trim()).toBe(String(280_000));
       } finally {
-        await files.remove();
-        await script?.remove();
+        data.close();
+        script?.close();
       }
     },
   );
 
   it("gives the same size whatever order of calls the sizer sees", () => {
-    const input = { bash: BASH, command: "true", tmpdir: "/tmp/x'y" };
+    const input = {
+      bash: BASH,
+      command: "true",
+      value: (name: string) => (name === "C" ? "x".repeat(997) : "y".repeat(name.length * 997)),
+    };
     const memo = bashArgvSizer(input);
     const growing: string[] = [];
     const lists = [["A"], ["A", "BB"], ["BB"], [], ["A", "BB", "C"], ["C", "A"]];

@@ -1,32 +1,45 @@
+/**
+ * The spill descriptors: what each kind leaves on disk (nothing), its
+ * content and flags as the kernel reports them, the checks on a TMPDIR the
+ * last-resort kind would name a file in, and errors without values.
+ */
+import { spawnSync } from "node:child_process";
 import {
+  chmodSync,
+  chownSync,
   existsSync,
   lstatSync,
-  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   rmSync,
-  statSync,
   symlinkSync,
   writeFileSync,
+  writeSync,
 } from "node:fs";
-import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { SpillError } from "../../src/errors.js";
 import { setLogger } from "../../src/log.js";
+import { nativeBinding } from "../../src/native.js";
 import {
-  writeScriptFile,
-  writeSpillFiles,
-  writeSpillFilesInto,
+  assertPrivateDirectory,
+  type DescriptorKind,
+  openSpillDescriptor,
+  UnsafeTmpdirError,
+  writeScriptDescriptor,
+  writeSpillValues,
 } from "../../src/step/spill-files.js";
 import { captureLog } from "../helpers/capture-log.js";
+import { errorText } from "../helpers/steps.js";
 
 const SENTINEL = "SENTINEL-f1les";
 const roots: string[] = [];
-function testRoot(): string {
+function testRoot(mode = 0o700): string {
   const dir = mkdtempSync(join(tmpdir(), "exactspawn-test-"));
+  chmodSync(dir, mode);
   roots.push(dir);
   return dir;
 }
@@ -35,120 +48,166 @@ afterAll(() => {
 });
 afterEach(() => setLogger(undefined));
 
-const env = new Map([
+const binding = nativeBinding();
+const KINDS: DescriptorKind[] = [
+  ...(binding?.sealedMemfd === undefined ? [] : (["memfd"] as const)),
+  "tmpfile",
+  "unlinked",
+];
+
+/** The descriptor's open flags, from the kernel (octal in /proc/self/fdinfo). */
+function fdFlags(fd: number): number {
+  const info = readFileSync(`/proc/self/fdinfo/${fd}`, "utf8");
+  return Number.parseInt(/flags:\s+([0-7]+)/.exec(info)![1]!, 8);
+}
+const O_CLOEXEC = 0o2000000;
+
+const env = new Map<string, string>([
   ["RECIPE_VAR_a", `${SENTINEL}-a`],
-  ["B", `${SENTINEL}-b é`],
+  ["B", `${SENTINEL}-b é\n`],
   ["KEEP", "not spilled"],
 ]);
 const plan = { spilled: [{ name: "RECIPE_VAR_a" }, { name: "B" }] };
 
-function mode(path: string): number {
-  return statSync(path).mode & 0o777;
-}
+describe.each(KINDS)("a %s descriptor", (kind) => {
+  it("holds exactly the bytes at offset 0, close-on-exec, and leaves no entry in TMPDIR", () => {
+    const root = testRoot();
+    const bytes = Buffer.from(`${SENTINEL}\0\xff bytes`, "latin1");
+    const descriptor = openSpillDescriptor("t", bytes, { binding, kinds: [kind], tmpdir: root });
+    try {
+      expect(descriptor.kind).toBe(kind);
+      expect(readdirSync(root)).toEqual([]);
+      expect(fdFlags(descriptor.fd) & O_CLOEXEC).toBe(O_CLOEXEC);
+      const link = readlinkSync(`/proc/self/fd/${descriptor.fd}`);
+      expect(link).toMatch(
+        kind === "memfd" ? /^\/memfd:exactspawn-t \(deleted\)$/ : / \(deleted\)$/,
+      );
+      // A child given the descriptor reads it from offset 0.
+      const child = spawnSync("/bin/cat", [], { stdio: [descriptor.fd, "pipe", "pipe"] });
+      expect(child.stdout.equals(bytes)).toBe(true);
+    } finally {
+      descriptor.close();
+      descriptor.close();
+    }
+  });
+});
 
-function allText(error: unknown): string {
-  const parts: string[] = [];
-  let current: unknown = error;
-  while (current instanceof Error) {
-    parts.push(current.message, current.stack ?? "", JSON.stringify(current));
-    current = current.cause;
-  }
-  return parts.join("\n");
-}
+describe.runIf(KINDS.includes("memfd"))("the memfd", () => {
+  it("is sealed: nobody holding it can change the value", () => {
+    const descriptor = openSpillDescriptor("t", Buffer.from("fixed"), {
+      binding,
+      kinds: ["memfd"],
+    });
+    try {
+      expect(() => writeSync(descriptor.fd, "x", 0)).toThrow(
+        expect.objectContaining({ code: "EPERM" }),
+      );
+      expect(readFileSync(`/proc/self/fd/${descriptor.fd}`, "utf8")).toBe("fixed");
+    } finally {
+      descriptor.close();
+    }
+  });
+});
 
-describe("writeSpillFiles", () => {
-  it("writes v0, v1… in plan order into a fresh 0700 directory, files 0600", async () => {
+describe("the last-resort file (a name exists for a moment)", () => {
+  // Breaking the control: with O_EXCL|O_NOFOLLOW removed from NAMED_FLAGS,
+  // the planted symlink is followed and the victim is overwritten (seen red, restored).
+  it("never follows a symlink or reuses a file planted at its name", () => {
+    const root = testRoot();
+    const victim = join(testRoot(), "victim");
+    writeFileSync(victim, "original");
+    symlinkSync(victim, join(root, "planted-link"));
+    writeFileSync(join(root, "planted-file"), "attacker");
+    for (const name of ["planted-link", "planted-file"]) {
+      const error = (() => {
+        try {
+          openSpillDescriptor("t", Buffer.from(SENTINEL), {
+            kinds: ["unlinked"],
+            tmpdir: root,
+            name: () => name,
+          });
+        } catch (e) {
+          return e;
+        }
+      })();
+      expect(error).toMatchObject({ code: "EEXIST" });
+    }
+    expect(readFileSync(victim, "utf8")).toBe("original");
+    expect(readFileSync(join(root, "planted-file"), "utf8")).toBe("attacker");
+    expect(lstatSync(join(root, "planted-link")).isSymbolicLink()).toBe(true);
+  });
+
+  it.each([
+    [
+      "world-writable without the sticky bit",
+      0o777,
+      "writable by group or others without the sticky bit",
+    ],
+    [
+      "group-writable without the sticky bit",
+      0o770,
+      "writable by group or others without the sticky bit",
+    ],
+  ])("refuses a TMPDIR %s, naming the path and no value", (_l, mode, reason) => {
+    const root = testRoot(mode);
+    const error = (() => {
+      try {
+        writeSpillValues(plan, env, { kinds: ["unlinked"], tmpdir: root });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(SpillError);
+    expect(error).toMatchObject({
+      variable: "RECIPE_VAR_a",
+      ioCode: "ERR_EXACTSPAWN_UNSAFE_TMPDIR",
+    });
+    expect((error as Error).cause).toMatchObject({ name: "UnsafeTmpdirError", path: root, reason });
+    expect(errorText(error)).not.toContain(SENTINEL);
+    expect(readdirSync(root)).toEqual([]);
+  });
+
+  it("refuses a TMPDIR owned by another user, accepts a sticky world-writable one", () => {
+    const other = testRoot();
+    chownSync(other, 65534, 65534);
+    expect(() => assertPrivateDirectory(other)).toThrow(UnsafeTmpdirError);
+    expect(() => assertPrivateDirectory(other)).toThrow(/owned by uid 65534/);
+    const sticky = testRoot(0o1777);
+    expect(() => assertPrivateDirectory(sticky)).not.toThrow();
+    const file = join(sticky, "f");
+    writeFileSync(file, "");
+    expect(() => assertPrivateDirectory(file)).toThrow(/not a directory/);
+  });
+});
+
+describe("writeSpillValues", () => {
+  it.each(KINDS)("writes the values one after another (%s) and returns each byte count", (kind) => {
     const capture = captureLog();
     setLogger(capture.logger);
     const root = testRoot();
-    const files = await writeSpillFiles(plan, env, { tmpdir: root });
-    expect(files.dir).toMatch(new RegExp(`^${root}/exactspawn-spill-[A-Za-z0-9]{6}$`));
-    expect(mode(files.dir!)).toBe(0o700);
-    expect(files.files).toEqual([
-      { name: "RECIPE_VAR_a", path: join(files.dir!, "v0") },
-      { name: "B", path: join(files.dir!, "v1") },
-    ]);
-    for (const { name, path } of files.files) {
-      expect(mode(path)).toBe(0o600);
-      expect(readFileSync(path, "utf8")).toBe(env.get(name));
+    const values = writeSpillValues(plan, env, { binding, kinds: [kind], tmpdir: root });
+    try {
+      expect(values.reads).toEqual([
+        { name: "RECIPE_VAR_a", bytes: Buffer.byteLength(env.get("RECIPE_VAR_a")!) },
+        { name: "B", bytes: Buffer.byteLength(env.get("B")!) },
+      ]);
+      const child = spawnSync("/bin/cat", [], { stdio: [values.descriptor!.fd, "pipe", "pipe"] });
+      expect(child.stdout.toString()).toBe(`${env.get("RECIPE_VAR_a")}${env.get("B")}`);
+      expect(readdirSync(root)).toEqual([]);
+      expect(capture.lines.join("")).not.toContain(SENTINEL);
+    } finally {
+      values.descriptor?.close();
     }
-    expect(readdirSync(files.dir!).sort()).toEqual(["v0", "v1"]);
-    expect(capture.lines.join("")).not.toContain(SENTINEL);
-    await files.remove();
-    expect(existsSync(files.dir!)).toBe(false);
-    await files.remove();
-    expect(readdirSync(root)).toEqual([]);
   });
 
-  it("gives each step its own directory", async () => {
-    const root = testRoot();
-    const [one, two] = await Promise.all([
-      writeSpillFiles(plan, env, { tmpdir: root }),
-      writeSpillFiles(plan, env, { tmpdir: root }),
-    ]);
-    expect(one.dir).not.toBe(two.dir);
-    await Promise.all([one.remove(), two.remove()]);
+  it("opens nothing when nothing spilled", () => {
+    expect(writeSpillValues({ spilled: [] }, env)).toEqual({ descriptor: undefined, reads: [] });
   });
 
-  it("refuses an env without the spilled values (plan.inline passed by mistake)", async () => {
-    const root = testRoot();
-    await expect(writeSpillFiles(plan, new Map([["KEEP", "x"]]), { tmpdir: root })).rejects.toThrow(
+  it("refuses an env without the spilled values (plan.inline passed by mistake)", () => {
+    expect(() => writeSpillValues(plan, new Map([["KEEP", "x"]]))).toThrow(
       /no value for spilled variable RECIPE_VAR_a/,
     );
-    expect(readdirSync(root)).toEqual([]);
-  });
-
-  it("creates nothing when nothing spilled", async () => {
-    const root = testRoot();
-    const files = await writeSpillFiles({ spilled: [] }, env, { tmpdir: root });
-    expect(files).toMatchObject({ dir: undefined, files: [] });
-    await files.remove();
-    expect(readdirSync(root)).toEqual([]);
-  });
-
-  it("never follows a symlink planted at a file's path", async () => {
-    const root = testRoot();
-    const dir = join(root, "private");
-    mkdirSync(dir, { mode: 0o700 });
-    const target = join(root, "target");
-    writeFileSync(target, "original");
-    symlinkSync(target, join(dir, "v0"));
-    const error = await writeSpillFilesInto(dir, [{ name: "RECIPE_VAR_a", value: SENTINEL }]).catch(
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(SpillError);
-    expect((error as SpillError).ioCode).toBe("EEXIST");
-    expect(readFileSync(target, "utf8")).toBe("original");
-    expect(lstatSync(join(dir, "v0")).isSymbolicLink()).toBe(true);
-  });
-
-  it("removes the partial directory when a write fails (symlink raced in through mkdtemp)", async () => {
-    const root = testRoot();
-    const target = join(root, "target");
-    writeFileSync(target, "original");
-    let made = "";
-    const error = await writeSpillFiles(plan, env, {
-      tmpdir: root,
-      mkdtemp: async (prefix) => {
-        made = await mkdtemp(prefix);
-        symlinkSync(target, join(made, "v1"));
-        return made;
-      },
-    }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(SpillError);
-    const spillError = error as SpillError;
-    expect(spillError).toMatchObject({
-      code: "ERR_EXACTSPAWN_SPILL_WRITE",
-      variable: "B",
-      bytes: Buffer.byteLength(env.get("B")!),
-      ioCode: "EEXIST",
-    });
-    expect(spillError.message).toBe(
-      `failed to spill B (${Buffer.byteLength(env.get("B")!)} bytes): EEXIST`,
-    );
-    expect(existsSync(made)).toBe(false);
-    expect(readFileSync(target, "utf8")).toBe("original");
-    expect(allText(error)).not.toContain(SENTINEL);
   });
 
   it.each([
@@ -161,36 +220,34 @@ describe("writeSpillFiles", () => {
       },
       "ENOTDIR",
     ],
-  ])("fails with the variable, its length and the code for %s", async (_l, makeTmp, code) => {
-    const capture = captureLog();
-    setLogger(capture.logger);
-    const error = await writeSpillFiles(plan, env, { tmpdir: makeTmp(testRoot()) }).catch(
-      (e: unknown) => e,
-    );
+  ])("fails with the first variable, the byte length and the code for %s", (_l, makeTmp, code) => {
+    const error = (() => {
+      try {
+        writeSpillValues(plan, env, { kinds: ["tmpfile"], tmpdir: makeTmp(testRoot()) });
+      } catch (e) {
+        return e;
+      }
+    })();
+    const total = Buffer.byteLength(env.get("RECIPE_VAR_a")! + env.get("B")!);
     expect(error).toBeInstanceOf(SpillError);
-    expect(error).toMatchObject({
-      variable: "RECIPE_VAR_a",
-      bytes: Buffer.byteLength(env.get("RECIPE_VAR_a")!),
-      ioCode: code,
-    });
-    expect((error as Error).message).toContain("RECIPE_VAR_a");
-    expect((error as Error).message).toContain(`(${env.get("RECIPE_VAR_a")!.length} bytes)`);
-    expect(allText(error)).not.toContain(SENTINEL);
-    expect(capture.lines.join("")).not.toContain(SENTINEL);
+    expect(error).toMatchObject({ variable: "RECIPE_VAR_a", bytes: total, ioCode: code });
+    expect((error as Error).message).toBe(
+      `failed to spill RECIPE_VAR_a (${total} bytes): ${code} opening the spill descriptor`,
+    );
+    expect(errorText(error)).not.toContain(SENTINEL);
   });
 });
 
-describe("writeScriptFile", () => {
-  it("writes the script 0600 in a private 0700 directory and removes it", async () => {
+describe("writeScriptDescriptor", () => {
+  it("holds the script and leaves nothing in TMPDIR", () => {
     const root = testRoot();
-    const script = await writeScriptFile("echo hi\n", { tmpdir: root });
-    expect(script.path).toBe(join(script.dir, "script.sh"));
-    expect(script.dir).toMatch(/\/exactspawn-script-[A-Za-z0-9]{6}$/);
-    expect(mode(script.dir)).toBe(0o700);
-    expect(mode(script.path)).toBe(0o600);
-    expect(readFileSync(script.path, "utf8")).toBe("echo hi\n");
-    await script.remove();
-    await script.remove();
-    expect(readdirSync(root)).toEqual([]);
+    const script = writeScriptDescriptor("echo hi\n", { binding, tmpdir: root });
+    try {
+      expect(readFileSync(`/proc/self/fd/${script.fd}`, "utf8")).toBe("echo hi\n");
+      expect(readdirSync(root)).toEqual([]);
+      expect(existsSync(root)).toBe(true);
+    } finally {
+      script.close();
+    }
   });
 });

@@ -1,0 +1,24 @@
+// memfd_binding.cc — marshalling only: sealedMemfd(name, bytes) → fd.
+#include "memfd_binding.h"
+
+#include <string>
+
+#include "core/memfd.h"
+#include "system_error.h"
+
+namespace exactspawn {
+
+Napi::Value SealedMemfd(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() != 2 || !info[0].IsString() || !info[1].IsBuffer()) {
+    ThrowTypeError(env, "sealedMemfd: expected (name: string, bytes: Buffer)");
+  }
+  std::string name = info[0].As<Napi::String>().Utf8Value();
+  if (name.find('\0') != std::string::npos) ThrowTypeError(env, "sealedMemfd: name contains NUL");
+  Napi::Buffer<char> bytes = info[1].As<Napi::Buffer<char>>();
+  int fd = sealed_memfd(name.c_str(), bytes.Data(), bytes.Length());
+  if (fd < 0) throw SystemError(env, fd, "memfd_create");
+  return Napi::Number::New(env, fd);
+}
+
+}  // namespace exactspawn
