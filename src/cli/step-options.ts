@@ -22,14 +22,18 @@ export const STEP_OPTIONS = {
   "parent-env": { type: "string" },
   allow: { type: "string", multiple: true },
   block: { type: "string", multiple: true },
+  "bare-name": { type: "string", multiple: true },
+  preset: { type: "string" },
   "exec-limit": { type: "string" },
   "log-level": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const satisfies NonNullable<ParseArgsConfig["options"]>;
 
-export const STEP_OPTIONS_HELP = `  --context KEY=VALUE   a context entry (untrusted: name rules and the denylist apply); repeatable
+export const STEP_OPTIONS_HELP = `  --context KEY=VALUE   a context entry, set as CTX_KEY (untrusted: bare KEY only if declared with
+                        --bare-name); repeatable
   --context-file FILE   context entries from FILE, a JSON object of string values; repeatable
-  --var NAME=VALUE      a step value, set as RECIPE_VAR_NAME (untrusted: never a bare name); repeatable
+  --var NAME=VALUE      a step value, set as RECIPE_VAR_NAME (untrusted: bare NAME only if declared
+                        with --bare-name); repeatable
   --var NAME=@FILE      (also --context) the value read from FILE (UTF-8): keeps secrets out of
                         the command line, which every local user can read with ps
   --var NAME=@-         (also --context) the value read from stdin; at most one @- in all
@@ -40,6 +44,12 @@ export const STEP_OPTIONS_HELP = `  --context KEY=VALUE   a context entry (untru
                         itself exits 9 when a script argument --env-file names a missing file)
   --allow NAME          inherit only the essentials and these names; repeatable
   --block NAME          never inherit NAME; repeatable
+  --bare-name NAME      let a context key or step value upper-casing to NAME set NAME itself
+                        (declare only names your steps read; reserved names are refused); repeatable
+  --preset recipe-runner-compat
+                        every context key and step value as its upper-cased bare name, guarded
+                        only by the denylist (the amplihack recipe runner's behaviour; see
+                        docs/security.md for the risk)
   --exec-limit BYTES    plan against this exec limit (e.g. 262144, 256K, 2M) instead of the probed one
   --log-level LEVEL     pino level for notices on stderr (default: EXACTSPAWN_LOG_LEVEL, else error)`;
 
@@ -65,6 +75,8 @@ type SharedValues = {
   "parent-env"?: string;
   allow?: string[];
   block?: string[];
+  "bare-name"?: string[];
+  preset?: string;
   "exec-limit"?: string;
   "log-level"?: string;
 };
@@ -139,6 +151,8 @@ export function stepRequest(
     ...(envFile === undefined ? {} : { parentEnv: readEnvFile(envFile, envFileOption) }),
     ...(values.allow === undefined ? {} : { allow: values.allow }),
     ...(values.block === undefined ? {} : { block: values.block }),
+    ...(values["bare-name"] === undefined ? {} : { bareNames: values["bare-name"] }),
+    ...(values.preset === undefined ? {} : { preset: values.preset as RuntimeOptions["preset"] }),
   };
   const command = positionals.length > 0 ? positionals.join(" ") : defaultCommand;
   if (command === undefined) throw new UsageError("a COMMAND is required after --");

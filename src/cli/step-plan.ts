@@ -14,11 +14,18 @@ export function runtimeFor(request: StepRequest): Runtime {
     return createRuntime(request.runtime);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    // "allow[0] must …" → "--allow #1 must …": name the option as typed.
+    // Name the option as typed: "allow[0] must …" → "--allow #1 must …".
     throw new UsageError(
-      message.replace(/^(allow|block)\[(\d+)\]/, (_m, list: string, index: string) => {
-        return `--${list} #${Number(index) + 1}`;
-      }),
+      message
+        .replace(/^(allow|block)\[(\d+)\]/, (_m, list: string, index: string) => {
+          return `--${list} #${Number(index) + 1}`;
+        })
+        .replace(
+          /^bareNames entry (\d+)/,
+          (_m, index: string) => `--bare-name #${Number(index) + 1}`,
+        )
+        .replace(/^bareNames must be an array of names/, "--bare-name expects a NAME")
+        .replace(/^preset must be/, "--preset must be"),
     );
   }
 }
