@@ -12,6 +12,7 @@ import { performance } from "node:perf_hooks";
 import { nativeBinding } from "../native.js";
 import type { EngineRequest } from "./engine.js";
 import { outputLimit } from "./output-limit.js";
+import type { KnownKeys, NoOptions, ResultOf } from "./output-type.js";
 import { type FailureReason, SubprocessError } from "./spawn-errors.js";
 import type { SpawnOptions } from "./spawn-options.js";
 import { engineRequest, explainCwd, spawnInput } from "./spawn-request.js";
@@ -54,8 +55,19 @@ function argText(arg: string | Buffer): string {
  * exec fails, a SpawnError when it would not fit the kernel's limits, and a
  * SubprocessError for a failed run (unless `reject: false`). `timeout`,
  * `killSignal`, `killGraceMs`, `maxBuffer` and `input` behave as for `spawn`;
- * only stdio slots 0–2 may be pipes.
+ * only stdio slots 0–2 may be pipes. The result's stdout/stderr are typed
+ * from the options as for `spawn` (output-type.ts).
  */
+export function spawnSync(
+  file: string,
+  args?: ReadonlyArray<string | Buffer>,
+  options?: undefined,
+): ResultOf<NoOptions>;
+export function spawnSync<const O extends SpawnSyncOptions>(
+  file: string,
+  args: ReadonlyArray<string | Buffer> | undefined,
+  options: KnownKeys<O, SpawnSyncOptions> | undefined,
+): ResultOf<O>;
 export function spawnSync(
   file: string,
   args: ReadonlyArray<string | Buffer> = [],

@@ -13,6 +13,7 @@ import {
   type SpawnResult,
   type Subprocess,
   spawn,
+  spawnSync,
 } from "../../src/index.js";
 
 type Stdout<P> =
@@ -100,3 +101,17 @@ async function lines(): Promise<void> {
 }
 
 export { awaited, bash, lines };
+
+// spawnSync follows the same rules, on its result directly.
+expectTypeOf(spawnSync("/bin/true").stdout).toEqualTypeOf<string>();
+expectTypeOf(
+  spawnSync("/bin/cat", [], { encoding: "buffer", input: "x" }).stderr,
+).toEqualTypeOf<Buffer>();
+expectTypeOf(
+  spawnSync("/bin/true", [], { stdio: ["ignore", "pipe", "inherit"] }).stderr,
+).toEqualTypeOf<null>();
+expectTypeOf(
+  spawnSync("/bin/true", [], { stdio: ["ignore", "pipe", "inherit"] }).stdout,
+).toEqualTypeOf<string>();
+// @ts-expect-error an option spawnSync does not know is a type error too.
+spawnSync("/bin/true", [], { detached: true });
