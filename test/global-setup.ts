@@ -31,14 +31,22 @@ function compileStaleDist(): void {
 /** The compiled C fixtures are a cache for this run only (test/fixtures/build.ts). */
 const EXPECTED = /^exactspawn-fixtures-[0-9a-f]+$/;
 
+/** Set while a run's TMPDIR exists: each project runs this setup, the first one owns it. */
+const OWNER = "EXACTSPAWN_TEST_RUN_TMP";
+
 export default function setup(): () => void {
+  // Vitest runs the global setup once per project in one process; a second
+  // private TMPDIR would nest in the first and race it at teardown.
+  if (process.env[OWNER] !== undefined) return () => {};
   compileStaleDist();
   const runTmp = mkdtempSync(join(tmpdir(), "exactspawn-test-run-"));
   // Fault hosts run as `nobody` under scratch directories in here.
   chmodSync(runTmp, 0o755);
   const outerTmp = process.env["TMPDIR"];
   process.env["TMPDIR"] = runTmp;
+  process.env[OWNER] = runTmp;
   return () => {
+    delete process.env[OWNER];
     if (outerTmp === undefined) delete process.env["TMPDIR"];
     else process.env["TMPDIR"] = outerTmp;
     const left = readdirSync(runTmp).filter((name) => !EXPECTED.test(name));

@@ -39,7 +39,10 @@ const MEASURE = `
   // A cleanup spawn starts the per-process watchdog (a pipe fd and a pidfd held
   // for the host's lifetime, like the orphan reaper): part of the baseline.
   await spawn("/bin/echo", ["warm"], { cleanup: true });
-  await settle(() => pidfds() === 0);
+  // The native watchdog's own pidfd stays; the fallback's watchdog has none.
+  const watchdogPidfds = nativeStatus().loaded ? 1 : 0;
+  await settle(() => pidfds() === watchdogPidfds);
+  if (pidfds() !== watchdogPidfds) throw new Error("pidfds never settled: " + pidfds());
   const before = { fds: fds(), pidfds: pidfds() };
   // extraFds: fds the scenario keeps on purpose (the worker test's reaper epoll).
   const leaks = async (extraFds = 0) => {
