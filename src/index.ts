@@ -27,12 +27,12 @@ export {
   type DenylistOptions,
   isReservedName,
   isUnsafeValue,
+  // The amplihack recipe runner's 22 reserved names (SEED_… is their first, deprecated name).
+  RECIPE_RUNNER_RESERVED_ENV_NAMES,
   RESERVED_ENV_DENYLIST,
   RESERVED_ENV_PREFIXES,
   RESERVED_ENV_SUFFIXES,
   SEED_RESERVED_ENV_NAMES,
-  // The amplihack recipe runner's 22 reserved names, under a name that says where they come from.
-  SEED_RESERVED_ENV_NAMES as RECIPE_RUNNER_RESERVED_ENV_NAMES,
 } from "./env/denylist.js";
 export {
   type ImageRecordOptions,

@@ -18,8 +18,8 @@ export const DEFAULT_HOST_PREFIX = "EXACTSPAWN_";
 /** The step-value prefix by default (names only the step-value layer may set). */
 export const DEFAULT_STEP_PREFIX = "RECIPE_VAR_";
 
-/** The 22 names the context-export seed reserves, kept verbatim as the base. */
-const SEED_RESERVED_NAMES = [
+/** The 22 names the amplihack recipe runner's context export reserves, kept verbatim as the base. */
+const RECIPE_RUNNER_RESERVED_NAMES = [
   "LD_PRELOAD",
   "LD_LIBRARY_PATH",
   "DYLD_INSERT_LIBRARIES",
@@ -44,7 +44,7 @@ const SEED_RESERVED_NAMES = [
   "RUBYOPT",
 ] as const;
 
-/** Exact names added beyond the seed; grouped as in docs/denylist.md. */
+/** Exact names added beyond the recipe runner's; grouped as in docs/denylist.md. */
 const WIDENED_RESERVED_NAMES = [
   // shell startup, parsing and identity
   "PS1",
@@ -383,17 +383,21 @@ const WIDENED_RESERVED_NAMES = [
 ] as const;
 
 /**
- * The frozen core of exact reserved names: the seed's 22 names plus the
+ * The frozen core of exact reserved names: the recipe runner's 22 names plus the
  * widened set. Prefix and suffix families are in RESERVED_ENV_PREFIXES and
  * RESERVED_ENV_SUFFIXES; the host and step prefixes are added per policy.
  */
 export const RESERVED_ENV_DENYLIST: readonly string[] = Object.freeze([
-  ...SEED_RESERVED_NAMES,
+  ...RECIPE_RUNNER_RESERVED_NAMES,
   ...WIDENED_RESERVED_NAMES,
 ]);
 
-/** The seed's own 22 names (a subset of RESERVED_ENV_DENYLIST), for presets and tests. */
-export const SEED_RESERVED_ENV_NAMES: readonly string[] = Object.freeze([...SEED_RESERVED_NAMES]);
+/** The recipe runner's own 22 names (a subset of RESERVED_ENV_DENYLIST), for presets and tests. */
+export const RECIPE_RUNNER_RESERVED_ENV_NAMES: readonly string[] = Object.freeze([
+  ...RECIPE_RUNNER_RESERVED_NAMES,
+]);
+/** @deprecated The same list under its first name; use RECIPE_RUNNER_RESERVED_ENV_NAMES. */
+export const SEED_RESERVED_ENV_NAMES = RECIPE_RUNNER_RESERVED_ENV_NAMES;
 
 /** Prefix families: any name starting with one of these is reserved. */
 export const RESERVED_ENV_PREFIXES: readonly string[] = Object.freeze([

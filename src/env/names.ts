@@ -28,7 +28,7 @@ export function isUpperIdentifier(name: string): boolean {
 /**
  * Bash variables a script cannot assign with `read` (read-only, special, or
  * changing the shell's own parsing), so a spilled value could not come back
- * under these names. `_` is beyond the seeds' list: bash sets `$_` to the
+ * under these names. `_` is beyond the recipe runner's list: bash sets `$_` to the
  * last argument of every command it runs, so a value read into `_` by the
  * preamble is gone before the step's command can see it (found by the fuzz).
  * `LC_ALL`: the preamble reads under a temporary `LC_ALL=C`, which bash

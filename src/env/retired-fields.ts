@@ -1,5 +1,5 @@
 /**
- * Retired step fields. `maxEnvValueBytes` (the seeds' `max_env_value_bytes`)
+ * Retired step fields. `maxEnvValueBytes` (the recipe runner's `max_env_value_bytes`)
  * once truncated large values to avoid E2BIG; the spill now keeps every env
  * string under MAX_ARG_STRLEN without a per-step setting, so the field is
  * accepted, ignored, and warned about once per step.

@@ -3,7 +3,7 @@
  * configurable), nested `RECIPE_VAR_<key>__<child>` names for object values,
  * and the ASCII upper-case alias `<KEY>`.
  *
- * Flattening rule (decided here; the seeds only name the nested form):
+ * Flattening rule (decided here; the recipe runner only names the nested form):
  *   - A string value is used as is; `null` becomes ""; any other value
  *     (number, boolean, array, object) becomes its JSON text.
  *   - A plain object (not an array) additionally yields one variable per own
