@@ -54,6 +54,14 @@ describe(`spawnSync (${native ? "native" : "fallback"})`, () => {
     expect(result.resourceUsage === null).toBe(!native);
   });
 
+  it("a death by a real-time signal is never a clean exit", () => {
+    // Node has no name for SIGRTMIN+n: child_process.spawnSync reports status
+    // null and signal "" (docs/fallback.md); the native engine names it.
+    const result = spawnSync("/bin/sh", ["-c", "kill -s RTMIN+6 $$"], { reject: false });
+    expect(result).toMatchObject({ failure: "signal", exitCode: null });
+    expect(result.signal).toBe(native ? "SIGRTMIN+6" : "");
+  });
+
   it("passes exactly the environment given, in order", () => {
     const env = ["B=2", "A=1", "EMPTY=", "UNICODE=é✓"];
     const result = spawnSync(inspect, ["environ"], { env, encoding: "buffer" });
