@@ -232,7 +232,7 @@ describe.runIf(nativeStatus().loaded)("the addon's controls object (marshalling)
 describe.runIf(nativeStatus().loaded)("parentDeathSignal (native engine)", () => {
   let dir: string;
   beforeAll(() => {
-    spawnSync(join(root, "node_modules/.bin/tsc"), ["-p", join(root, "tsconfig.build.json")]);
+    // dist/ is current: the global setup compiled it (recompiling here raced other files importing it).
     dir = mkdtempSync(join(tmpdir(), "exactspawn-pdeath-"));
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

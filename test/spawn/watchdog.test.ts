@@ -18,7 +18,7 @@
  * reap in the exit watch (the steered pid-reuse test) and the group kill at
  * environment teardown (the worker test).
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import {
   accessSync,
   constants,
@@ -41,7 +41,7 @@ let dir: string;
 const started: number[] = [];
 
 beforeAll(() => {
-  execFileSync(join(root, "node_modules/.bin/tsc"), ["-p", join(root, "tsconfig.build.json")]);
+  // dist/ is current: the global setup compiled it (recompiling here raced other files importing it).
   dir = mkdtempSync(join(tmpdir(), "exactspawn-watchdog-"));
 });
 
