@@ -116,7 +116,7 @@ async function round(name, start, count) {
     if (result.exitCode === 0) continue;
     const why = `exit ${result.exitCode ?? result.signal}`;
     if (!(name in wrappers)) throw new Error(`a benchmarked ${name} spawn ended with ${why}`);
-    (failed[name] ??= []).push(why);
+    failed[name] = [...(failed[name] ?? []), why];
     return undefined;
   }
   return (performance.now() - t0) / count;
