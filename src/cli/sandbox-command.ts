@@ -1,8 +1,9 @@
 /** `exactspawn sandbox [--json]`: what this machine can enforce for the `sandbox` option. */
-import { parseArgs } from "node:util";
 import { nativeStatus } from "../native.js";
 import { type SandboxPart, type SandboxSupport, sandboxSupport } from "../spawn/sandbox.js";
+import { parseCommandLine } from "./command-line.js";
 import { colorEnabled, paint, table } from "./format.js";
+import { UsageError } from "./usage-error.js";
 
 export const SANDBOX_HELP = `Usage: exactspawn sandbox [--json]
 
@@ -40,11 +41,11 @@ export function sandboxJson(support: SandboxSupport): Record<string, unknown> {
 }
 
 export function runSandbox(argv: string[]): number {
-  const { values } = parseArgs({
-    args: argv,
-    options: { json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
-    strict: true,
+  const { values, positionals } = parseCommandLine("sandbox", argv, {
+    json: { type: "boolean" },
+    help: { type: "boolean", short: "h" },
   });
+  if (positionals.length > 0) throw new UsageError("sandbox takes no arguments");
   if (values.help) {
     process.stdout.write(`${SANDBOX_HELP}\n`);
     return 0;
