@@ -170,23 +170,36 @@ export function sandboxSupport(): SandboxSupport {
 
 /** The real path of an existing path (symlinks resolved); a system error (ENOENT…) otherwise. */
 function real(path: string): string {
-  return realpathSync(path);
+  // realpath(3) in one call: the JavaScript version lstats every component.
+  return realpathSync.native(path);
 }
 
 function beneath(path: string, dir: string): boolean {
   return path === dir || dir === sep || path.startsWith(dir + sep);
 }
 
-function existingProgramDirs(): string[] {
+let programDirs: readonly string[] | undefined;
+
+/**
+ * The system's program directories that exist, resolved once per process:
+ * the default `executable` list is read on every sandboxed spawn, and these
+ * directories do not come and go while a host runs.
+ */
+function existingProgramDirs(): readonly string[] {
+  programDirs ??= findProgramDirs();
+  return programDirs;
+}
+
+function findProgramDirs(): readonly string[] {
   const dirs = new Set<string>();
   for (const dir of SYSTEM_PROGRAM_DIRS) {
     try {
-      if (statSync(dir).isDirectory()) dirs.add(realpathSync(dir));
+      if (statSync(dir).isDirectory()) dirs.add(realpathSync.native(dir));
     } catch {
       // not on this system
     }
   }
-  return [...dirs];
+  return Object.freeze([...dirs]);
 }
 
 /**
@@ -217,7 +230,7 @@ export function resolveSandbox(
     );
   }
   const write = sandbox.writable.map(real);
-  const exec = (sandbox.executable ?? existingProgramDirs()).map(real);
+  const exec = sandbox.executable?.map(real) ?? [...existingProgramDirs()];
   if (!sandbox.executeWritable) {
     for (const w of write) {
       const overlap = exec.find((x) => beneath(w, x) || beneath(x, w));
