@@ -245,13 +245,21 @@ export function writeSpillValues(
     return value;
   });
   // A copy (sameAs) is not written: the preamble copies the earlier variable.
-  const chunks = reads
-    .filter((read) => read.sameAs === undefined)
-    .map(({ name }) => {
-      const value = env.get(name)!;
-      return typeof value === "string" ? Buffer.from(value, "utf8") : value;
-    });
-  const all = Buffer.concat(chunks);
+  // Each value is encoded straight into one buffer of the exact size (no
+  // per-value buffer, no concatenation: values reach megabytes).
+  const written = reads.filter((read) => read.sameAs === undefined);
+  const all = Buffer.allocUnsafe(written.reduce((sum, read) => sum + read.bytes, 0));
+  let offset = 0;
+  for (const { name, bytes } of written) {
+    const value = env.get(name)!;
+    const n =
+      typeof value === "string" ? all.write(value, offset, "utf8") : value.copy(all, offset);
+    if (n !== bytes)
+      throw new Error(
+        `writeSpillValues: ${displayName(name)} encoded to ${n} bytes, planned ${bytes}`,
+      );
+    offset += n;
+  }
   try {
     const descriptor = openSpillDescriptor("values", all, options);
     logger().debug(
