@@ -16,6 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
 import { createRuntime, renderPreamble, spawn, writeSpillValues } from "../dist/index.js";
+import { spillValuesBytes } from "../dist/step/preamble.js";
 import { nativeBinding } from "../dist/native.js";
 import { median } from "./stats.mjs";
 
@@ -46,13 +47,13 @@ for (let i = 0; i < 10; i++) {
 // parent's): bash with an empty environment starts ~2 ms faster (no locale to
 // load for LANG), which is not a cost of the policy.
 const parentEnv = runtime.planBash("true").bounded.env;
-// Bash's own cost of reading the 200 KiB value back with the preamble's read
-// line and copying it to the alias (as the step does), from a regular file
+// Bash's own cost of reading the 200 KiB value back with the preamble's load
+// and assignment lines, copying it to the alias (as the step does), from a regular file
 // (seekable, like the memfd) opened afresh for each sample: the floor of the
 // read-back, whoever writes it.
 const floorDir = mkdtempSync(join(tmpdir(), "exactspawn-bench-"));
 const floorFile = join(floorDir, "v0");
-writeFileSync(floorFile, large.x, { mode: 0o600 });
+writeFileSync(floorFile, spillValuesBytes([large.x]), { mode: 0o600 });
 const readLines = renderPreamble(
   [
     { name: "RECIPE_VAR_x", bytes: large.x.length },

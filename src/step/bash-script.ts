@@ -11,12 +11,13 @@
 import { Buffer } from "node:buffer";
 import type { ArgvSize } from "../env/spill-plan.js";
 import {
-  closeLine,
   copyLine,
+  loadLine,
   readLine,
   renderPreamble,
   type SpillRead,
   scriptLoader,
+  valuesEnd,
 } from "./preamble.js";
 import { spillSlots } from "./temp-layout.js";
 
@@ -180,14 +181,16 @@ export function bashArgvSizer(
       const value = input.value(name);
       const earlier = firstByValue.get(value);
       if (earlier === undefined) {
+        knownReads += bytesOf(readLine(name, firstByValue.size));
         firstByValue.set(value, name);
-        knownReads += bytesOf(readLine(name, bytesOf(value), base));
       } else {
         knownReads += bytesOf(copyLine(name, earlier));
       }
     }
     const hasValues = spilled.length > 0;
-    const valuesPreamble = hasValues ? knownReads + bytesOf(closeLine(base)) : 0;
+    const valuesPreamble = hasValues
+      ? bytesOf(loadLine(firstByValue.size, base)) + knownReads + bytesOf(valuesEnd(base))
+      : 0;
     const inlineBytes = valuesPreamble + commandBytes;
     if (inlineBytes <= INLINE_SCRIPT_MAX_BYTES) return size(inlineBytes + 1);
     const slots = spillSlots(base, hasValues, true);

@@ -26,7 +26,7 @@ import { join, resolve } from "node:path";
 import { displayName, SpillError, systemError } from "../errors.js";
 import { logger } from "../log.js";
 import type { NativeBinding } from "../native.js";
-import { type SpillRead, spillReads } from "./preamble.js";
+import { type SpillRead, spillReads, spillValuesBytes } from "./preamble.js";
 import { UNLINKED_FILE_PREFIX } from "./temp-layout.js";
 
 /** How a descriptor was made, most private first. */
@@ -222,7 +222,7 @@ export interface SpillValues {
  * Writes the plan's spilled values (taken from `env`, the environment the
  * plan was made from; Buffers are written as they are) one after another
  * into one descriptor, each distinct string value once (see spillReads). Opens nothing when the plan spilled nothing. Throws
- * SpillError (ERR_EXACTSPAWN_SPILL_WRITE, or the UnsafeTmpdirError's code
+ * SpillError (ERR___exactspawn_spill_WRITE, or the UnsafeTmpdirError's code
  * as its ioCode) naming the first spilled variable, the total byte length
  * and the I/O code, never a value; TypeError, before opening anything, when
  * `env` lacks a spilled name (e.g. `plan.inline` was passed).
@@ -245,37 +245,23 @@ export function writeSpillValues(
     return value;
   });
   // A copy (sameAs) is not written: the preamble copies the earlier variable.
-  // Each value is encoded straight into one buffer of the exact size (no
-  // per-value buffer, no concatenation: values reach megabytes).
   const written = reads.filter((read) => read.sameAs === undefined);
-  const all = Buffer.allocUnsafe(written.reduce((sum, read) => sum + read.bytes, 0));
-  let offset = 0;
-  for (const { name, bytes } of written) {
-    const value = env.get(name)!;
-    const n =
-      typeof value === "string" ? all.write(value, offset, "utf8") : value.copy(all, offset);
-    if (n !== bytes)
-      throw new Error(
-        `writeSpillValues: ${displayName(name)} encoded to ${n} bytes, planned ${bytes}`,
-      );
-    offset += n;
-  }
+  const all = spillValuesBytes(written.map(({ name }) => env.get(name)!));
+  // Reported sizes are the values' own bytes (each once), not the framing.
+  const bytes = written.reduce((sum, read) => sum + read.bytes, 0);
   try {
     const descriptor = openSpillDescriptor("values", all, options);
-    logger().debug(
-      { kind: descriptor.kind, count: reads.length, bytes: all.length },
-      "spill values written",
-    );
+    logger().debug({ kind: descriptor.kind, count: reads.length, bytes }, "spill values written");
     return { descriptor, reads };
   } catch (error) {
     const code = ioCode(error);
     const first = reads[0]!;
-    // the bytes written, which is every value once
+    // the values' bytes, each once
     const detail =
       error instanceof UnsafeTmpdirError
         ? `${error.message}`
         : `${code} opening the spill descriptor`;
-    throw new SpillError("ERR_EXACTSPAWN_SPILL_WRITE", first.name, all.length, detail, {
+    throw new SpillError("ERR___exactspawn_spill_WRITE", first.name, bytes, detail, {
       cause: error,
       ioCode: code,
     });

@@ -60,7 +60,7 @@ describe("exactspawn explain", () => {
       TMPDIR             inline   inherited      12
 
       interpreter  /bin/bash (script inline, bash -c, 7 B command)
-      budget       [##..............................] 7.4%: footprint 608 B of exec limit 8,192 B (8 KiB) (option)
+      budget       [##..............................] 7.6%: footprint 622 B of exec limit 8,192 B (8 KiB) (option)
       totals       12 variables: 7 inline (158 B), 2 spilled (20,051 B (19.6 KiB)), 1 trimmed (8,020 B (7.8 KiB)), 1 skipped, 1 dropped (34 B)
       "
     `);

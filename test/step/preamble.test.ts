@@ -25,6 +25,7 @@ import {
   type SpillRead,
   singleQuote,
   spillReads,
+  spillValuesBytes,
 } from "../../src/step/preamble.js";
 import {
   type DescriptorKind,
@@ -73,7 +74,7 @@ function open(kind: DescriptorKind, bytes: Buffer): SpillDescriptor {
 /** Reads `values` back through the preamble from one descriptor and prints `len:bytes` per value. */
 function roundTrip(kind: DescriptorKind, values: readonly Buffer[], locale = "C.UTF-8") {
   const reads: SpillRead[] = values.map((v, i) => ({ name: `V${i}`, bytes: v.length }));
-  const descriptor = open(kind, Buffer.concat(values));
+  const descriptor = open(kind, spillValuesBytes(values));
   try {
     // The command prints lengths in bytes: LC_ALL=C is set after the preamble ran.
     const command = `LC_ALL=C\n${reads.map((r) => `printf '%d:%s' "\${#${r.name}}" "$${r.name}"`).join("\n")}\n`;
@@ -90,11 +91,30 @@ function roundTrip(kind: DescriptorKind, values: readonly Buffer[], locale = "C.
 }
 
 describe("renderPreamble", () => {
-  it("renders one read line per spill, then closes the descriptor", () => {
-    expect(renderPreamble([{ name: "RECIPE_VAR_r", bytes: 12 }], { values: 3 })).toBe(
-      "LC_ALL=C IFS= read -r -N 12 -u 3 RECIPE_VAR_r || " +
-        "{ printf 'exactspawn: failed to load spilled env value RECIPE_VAR_r\\n' >&2; exit 125; }\n" +
+  it("loads every value at once, assigns one per spill, then drops the array and closes the descriptor", () => {
+    expect(
+      renderPreamble(
+        [
+          { name: "RECIPE_VAR_r", bytes: 12 },
+          { name: "R", bytes: 12, sameAs: "RECIPE_VAR_r" },
+          { name: "RECIPE_VAR_s", bytes: 3 },
+        ],
+        { values: 3 },
+      ),
+    ).toBe(
+      `mapfile -d '' -u 3 __exactspawn_spill && [ "\${#__exactspawn_spill[@]}" = 3 ] && ` +
+        `[ "\${__exactspawn_spill[2]}" = . ] || ` +
+        "{ printf 'exactspawn: failed to load the spilled env values\\n' >&2; exit 125; }\n" +
+        "RECIPE_VAR_r=$" +
+        "{__exactspawn_spill[0]}\n" +
+        "R=$RECIPE_VAR_r\n" +
+        "RECIPE_VAR_s=$" +
+        "{__exactspawn_spill[1]}\n" +
+        "unset __exactspawn_spill\n" +
         "exec 3<&-\n",
+    );
+    expect(spillValuesBytes(["ab", Buffer.from([0xff]), "é"])).toEqual(
+      Buffer.from([0x61, 0x62, 0, 0xff, 0, 0xc3, 0xa9, 0, 0x2e, 0]),
     );
     expect(renderPreamble([])).toBe("");
     expect(renderPreamble([], { script: 4 })).toBe("exec 4<&-\n");
@@ -110,7 +130,7 @@ describe("renderPreamble", () => {
     ]);
     const preamble = renderPreamble(reads, { values: 3 });
     expect(preamble).toContain("\nV=$RECIPE_VAR_v\n");
-    const descriptor = open(KINDS[0]!, Buffer.from(`${big}w`));
+    const descriptor = open(KINDS[0]!, spillValuesBytes([big, "w"]));
     try {
       const result = runBash(`${preamble}printf '%s|%s|%s' "$RECIPE_VAR_v" "$V" "$W"`, [
         descriptor.fd,
@@ -174,25 +194,27 @@ describe.each(KINDS)("bash round trip through a %s descriptor", (kind) => {
   it("round-trips every value at once from one descriptor and does not export them", () => {
     const values = table.map(([, v]) => Buffer.from(v, "utf8"));
     const reads = values.map((v, i) => ({ name: `V${i}`, bytes: v.length }));
-    const descriptor = open(kind, Buffer.concat(values));
+    const descriptor = open(kind, spillValuesBytes(values));
     try {
       const command =
-        'printenv V0 || echo "not exported"\n[ -e /proc/$$/fd/3 ] && echo open || echo closed\n';
+        'printenv V0 || echo "not exported"\n[ -e /proc/$$/fd/3 ] && echo open || echo closed\n' +
+        'declare -p __exactspawn_spill 2>/dev/null || echo "no array"\n';
       const result = runBash(composeScript(renderPreamble(reads, { values: 3 }), command), [
         descriptor.fd,
       ]);
       expect(result.status).toBe(0);
       // The descriptor is closed before the command runs (without the
       // `exec 3<&-` line this goes red: seen, restored).
-      expect(result.stdout.toString()).toBe("not exported\nclosed\n");
+      expect(result.stdout.toString()).toBe("not exported\nclosed\nno array\n");
     } finally {
       descriptor.close();
     }
   });
 
   it("property: any bytes without NUL read back identically, under a UTF-8 locale", () => {
-    // Breaking the control: without `LC_ALL=C` in readLine, `-N` counts
-    // characters in C.UTF-8 and multi-byte values fail to load (seen red).
+    // Bytes 1–255 in any order, several values per descriptor: mapfile and
+    // the assignments keep every byte whatever the locale (without
+    // mapfile's `-d ''`, splitting at newlines, this went red: seen, restored).
     const bytes = fc.uint8Array({ minLength: 1, maxLength: 600, min: 1, max: 255 });
     fc.assert(
       fc.property(fc.array(bytes, { minLength: 1, maxLength: 4 }), (arrays) => {
@@ -207,7 +229,7 @@ describe.each(KINDS)("bash round trip through a %s descriptor", (kind) => {
   });
 });
 
-// Breaking the control: without `|| { …; exit 125; }` on the read line, every
+// Breaking the control: without `|| { …; exit 125; }` on the load line, every
 // case below but the script loader's ran the command (seen red, restored).
 describe("fail closed: any read error stops the step with 125 before the command", () => {
   const marker = () => join(testRoot(), "command-ran");
@@ -217,11 +239,11 @@ describe("fail closed: any read error stops the step with 125 before the command
     { name: "OTHER", bytes: 4 },
   ];
 
-  function expectFailClosed(result: SpawnSyncReturns<Buffer>, path: string, name: string): void {
+  function expectFailClosed(result: SpawnSyncReturns<Buffer>, path: string): void {
     expect(result.status).toBe(125);
     expect(result.stdout.toString()).toBe("");
     expect(result.stderr.toString()).toContain(
-      `exactspawn: failed to load spilled env value ${name}\n`,
+      "exactspawn: failed to load the spilled env values\n",
     );
     expect(result.stderr.toString()).not.toContain(SENTINEL);
     expect(existsSync(path)).toBe(false);
@@ -230,7 +252,7 @@ describe("fail closed: any read error stops the step with 125 before the command
   it("the descriptor is not open in the child", () => {
     const path = marker();
     const result = runBash(composeScript(renderPreamble(reads, { values: 3 }), command(path)));
-    expectFailClosed(result, path, "RECIPE_VAR_gone");
+    expectFailClosed(result, path);
   });
 
   it("the descriptor is a directory (read fails with EISDIR after a successful open)", () => {
@@ -241,7 +263,7 @@ describe("fail closed: any read error stops the step with 125 before the command
       const result = runBash(composeScript(renderPreamble(reads, { values: 3 }), command(path)), [
         dir,
       ]);
-      expectFailClosed(result, path, "RECIPE_VAR_gone");
+      expectFailClosed(result, path);
     } finally {
       closeSync(dir);
     }
@@ -254,23 +276,46 @@ describe("fail closed: any read error stops the step with 125 before the command
       const result = runBash(composeScript(renderPreamble(reads, { values: 3 }), command(path)), [
         fd,
       ]);
-      expectFailClosed(result, path, "RECIPE_VAR_gone");
+      expectFailClosed(result, path);
     } finally {
       closeSync(fd);
     }
   });
 
+  const full = spillValuesBytes([SENTINEL.slice(0, 10), "OTHR"]);
+  it.each(
+    KINDS.flatMap((kind) => [
+      [kind, "ends inside the last value", full.subarray(0, 13)],
+      [kind, "lacks the end mark", full.subarray(0, 16)],
+      [kind, "holds a NUL inside a value", spillValuesBytes([SENTINEL.slice(0, 5), "\0OTHR"])],
+      [kind, "holds one value too many", Buffer.concat([Buffer.from("extra\0"), full])],
+    ]),
+  )("the %s descriptor %s", (kind, _how, bytes) => {
+    const path = marker();
+    const descriptor = open(kind as DescriptorKind, bytes as Buffer);
+    try {
+      const result = runBash(composeScript(renderPreamble(reads, { values: 3 }), command(path)), [
+        descriptor.fd,
+      ]);
+      expectFailClosed(result, path);
+    } finally {
+      descriptor.close();
+    }
+  });
+
   it.each(KINDS)(
-    "the %s descriptor ends early: the short variable is named, not the first",
+    "the %s descriptor as written reads back (the cases above differ only in their bytes)",
     (kind) => {
-      const path = marker();
-      const descriptor = open(kind, Buffer.from(`${SENTINEL.slice(0, 10)}OT`));
+      const descriptor = open(kind, full);
       try {
-        const result = runBash(composeScript(renderPreamble(reads, { values: 3 }), command(path)), [
-          descriptor.fd,
-        ]);
-        expectFailClosed(result, path, "OTHER");
-        expect(result.stderr.toString()).not.toContain("RECIPE_VAR_gone");
+        const result = runBash(
+          composeScript(
+            renderPreamble(reads, { values: 3 }),
+            'printf "%s|%s" "$RECIPE_VAR_gone" "$OTHER"',
+          ),
+          [descriptor.fd],
+        );
+        expect(result.stdout.toString()).toBe(`${SENTINEL.slice(0, 10)}|OTHR`);
       } finally {
         descriptor.close();
       }
@@ -365,8 +410,8 @@ describe("bash script and the planner's argv size", () => {
       const kind = KINDS[0]!;
       const data = open(
         kind,
-        Buffer.concat(
-          spills.filter((s) => s.sameAs === undefined).map(({ name }) => Buffer.from(value(name))),
+        spillValuesBytes(
+          spills.filter((s) => s.sameAs === undefined).map(({ name }) => value(name)),
         ),
       );
       const script = inv.scriptFd === undefined ? undefined : open(kind, Buffer.from(inv.script));

@@ -181,24 +181,27 @@ describe("the last-resort file (a name exists for a moment)", () => {
 });
 
 describe("writeSpillValues", () => {
-  it.each(KINDS)("writes the values one after another (%s) and returns each byte count", (kind) => {
-    const capture = captureLog();
-    setLogger(capture.logger);
-    const root = testRoot();
-    const values = writeSpillValues(plan, env, { binding, kinds: [kind], tmpdir: root });
-    try {
-      expect(values.reads).toEqual([
-        { name: "RECIPE_VAR_a", bytes: Buffer.byteLength(env.get("RECIPE_VAR_a")!) },
-        { name: "B", bytes: Buffer.byteLength(env.get("B")!) },
-      ]);
-      const child = spawnSync("/bin/cat", [], { stdio: [values.descriptor!.fd, "pipe", "pipe"] });
-      expect(child.stdout.toString()).toBe(`${env.get("RECIPE_VAR_a")}${env.get("B")}`);
-      expect(readdirSync(root)).toEqual([]);
-      expect(capture.lines.join("")).not.toContain(SENTINEL);
-    } finally {
-      values.descriptor?.close();
-    }
-  });
+  it.each(KINDS)(
+    "writes the values one after another, each ended by NUL, then the end mark (%s)",
+    (kind) => {
+      const capture = captureLog();
+      setLogger(capture.logger);
+      const root = testRoot();
+      const values = writeSpillValues(plan, env, { binding, kinds: [kind], tmpdir: root });
+      try {
+        expect(values.reads).toEqual([
+          { name: "RECIPE_VAR_a", bytes: Buffer.byteLength(env.get("RECIPE_VAR_a")!) },
+          { name: "B", bytes: Buffer.byteLength(env.get("B")!) },
+        ]);
+        const child = spawnSync("/bin/cat", [], { stdio: [values.descriptor!.fd, "pipe", "pipe"] });
+        expect(child.stdout.toString()).toBe(`${env.get("RECIPE_VAR_a")}\0${env.get("B")}\0.\0`);
+        expect(readdirSync(root)).toEqual([]);
+        expect(capture.lines.join("")).not.toContain(SENTINEL);
+      } finally {
+        values.descriptor?.close();
+      }
+    },
+  );
 
   it("opens nothing when nothing spilled", () => {
     expect(writeSpillValues({ spilled: [] }, env)).toEqual({ descriptor: undefined, reads: [] });
