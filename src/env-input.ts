@@ -140,6 +140,65 @@ function entryFromPair(pair: unknown, index: number, where: string): EnvEntry {
   );
 }
 
+/** Sizes of a validated environment: Σ `NAME=value\0` bytes and the longest such string. */
+export interface EnvTotals {
+  readonly bytes: number;
+  readonly largest: number;
+}
+
+/** Entries validated once per frozen input, by that input. */
+const entriesOf = new WeakMap<object, readonly EnvEntry[]>();
+/** Totals of the entry lists in entriesOf, by list. */
+const totalsOf = new WeakMap<readonly EnvEntry[], EnvTotals>();
+
+/**
+ * True when `env` cannot change after it is read: a frozen record or array
+ * whose every value is a string (a Buffer's bytes stay mutable, and a Map's
+ * entries too, whatever Object.freeze says).
+ */
+function immutableEnv(env: object): boolean {
+  if (env instanceof Map || !Object.isFrozen(env)) return false;
+  if (Array.isArray(env)) {
+    for (const pair of env) if (typeof pair !== "string") return false;
+    return true;
+  }
+  for (const name of Object.keys(env)) {
+    const value = Object.getOwnPropertyDescriptor(env, name)?.value;
+    if (value !== undefined && typeof value !== "string") return false;
+  }
+  return true;
+}
+
+/**
+ * envEntries, validated once per environment that cannot change (a frozen
+ * record or array of strings, such as a runtime's snapshot): later calls with
+ * the same object return the same frozen list without reading it again.
+ * Any other input is validated afresh. Throws as envEntries does.
+ */
+export function envEntriesOnce(env: EnvInput, where = "environment"): readonly EnvEntry[] {
+  if (env === null || typeof env !== "object") return envEntries(env, where);
+  const known = entriesOf.get(env);
+  if (known !== undefined) return known;
+  const entries = envEntries(env, where);
+  if (!immutableEnv(env)) return entries;
+  let bytes = 0;
+  let largest = 0;
+  for (const e of entries) {
+    Object.freeze(e);
+    bytes += e.bytes;
+    if (e.bytes > largest) largest = e.bytes;
+  }
+  Object.freeze(entries);
+  entriesOf.set(env, entries);
+  totalsOf.set(entries, { bytes, largest });
+  return entries;
+}
+
+/** The totals of a list returned by envEntriesOnce for a frozen input; undefined otherwise. */
+export function knownEnvTotals(entries: readonly EnvEntry[]): EnvTotals | undefined {
+  return totalsOf.get(entries);
+}
+
 /**
  * Validates and lists an environment in its own order. Duplicate names are
  * kept as given (an envp may legally repeat a name; the kernel copies both).
@@ -166,6 +225,86 @@ export function envEntries(env: EnvInput, where = "environment"): EnvEntry[] {
     out.push(entry(name, value, where));
   }
   return out;
+}
+
+/**
+ * Strings packed for the addon: each one's bytes followed by NUL, in order,
+ * in one Buffer, and how many there are (the addon checks the count, so a NUL
+ * inside a string can never pass as two strings).
+ */
+export interface PackedStrings {
+  readonly bytes: Buffer;
+  readonly count: number;
+}
+
+const EMPTY_PACK: PackedStrings = Object.freeze({ bytes: Buffer.alloc(0), count: 0 });
+const NUL = Buffer.alloc(1);
+
+/** Packed envps of the frozen entry lists (see envEntriesOnce), by list. */
+const packedOf = new WeakMap<readonly EnvEntry[], PackedStrings>();
+
+/**
+ * The envp of validated entries packed for the addon: byte-exact, in order.
+ * Computed once per list that envEntriesOnce froze. Total; the entries'
+ * validation guarantees no NUL inside a string.
+ */
+export function packedEnvp(entries: readonly EnvEntry[]): PackedStrings {
+  const known = packedOf.get(entries);
+  if (known !== undefined) return known;
+  const count = entries.length;
+  if (count === 0) return EMPTY_PACK;
+  let strings = true;
+  for (let i = 0; i < count && strings; i++) {
+    const e = entries[i]!;
+    strings = e.raw === undefined && typeof e.value === "string";
+  }
+  let bytes: Buffer;
+  if (strings) {
+    const parts = new Array<string>(count + 1);
+    for (let i = 0; i < count; i++) {
+      const e = entries[i]!;
+      parts[i] = `${e.name}=${e.value as string}`;
+    }
+    parts[count] = "";
+    bytes = Buffer.from(parts.join("\0"), "utf8");
+  } else {
+    const parts: Buffer[] = [];
+    for (const { name, value, raw } of entries) {
+      if (raw !== undefined) parts.push(raw);
+      else if (typeof value === "string") parts.push(Buffer.from(`${name}=${value}`, "utf8"));
+      else parts.push(Buffer.from(`${name}=`, "utf8"), value);
+      parts.push(NUL);
+    }
+    bytes = Buffer.concat(parts);
+  }
+  const packed: PackedStrings = Object.freeze({ bytes, count });
+  if (Object.isFrozen(entries)) packedOf.set(entries, packed);
+  return packed;
+}
+
+/**
+ * argv (or any list of strings and Buffers) packed for the addon. Throws a
+ * TypeError naming `where[index]` for a string or Buffer that contains NUL.
+ */
+export function packStrings(list: ReadonlyArray<string | Buffer>, where: string): PackedStrings {
+  const count = list.length;
+  if (count === 0) return EMPTY_PACK;
+  let strings = true;
+  for (let i = 0; i < count; i++) {
+    const item = list[i]!;
+    if (typeof item === "string" ? item.includes("\0") : item.includes(0)) {
+      throw new TypeError(`${where}[${i}] contains a NUL byte`);
+    }
+    strings &&= typeof item === "string";
+  }
+  if (strings) {
+    return { bytes: Buffer.from(`${(list as readonly string[]).join("\0")}\0`, "utf8"), count };
+  }
+  const parts: Buffer[] = [];
+  for (const item of list) {
+    parts.push(typeof item === "string" ? Buffer.from(item, "utf8") : item, NUL);
+  }
+  return { bytes: Buffer.concat(parts), count };
 }
 
 /** Renders validated entries as the envp the child receives ("NAME=value" strings or Buffers). */

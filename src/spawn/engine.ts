@@ -35,7 +35,7 @@ export interface CaptureRequest {
 export interface EngineRequest {
   readonly file: string;
   readonly argv: ReadonlyArray<string | Buffer>;
-  readonly envp: ReadonlyArray<string | Buffer>;
+  /** The validated environment, in order (frozen and reused when the caller's env was frozen). */
   readonly entries: readonly EnvEntry[];
   readonly cwd: string | undefined;
   readonly stdio: readonly StdioSlot[];
