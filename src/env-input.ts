@@ -238,14 +238,43 @@ export interface PackedStrings {
 }
 
 const EMPTY_PACK: PackedStrings = Object.freeze({ bytes: Buffer.alloc(0), count: 0 });
-const NUL = Buffer.alloc(1);
+
+/**
+ * A reusable Buffer for packs that live only until the next pack of the same
+ * kind (the engines hand them to the addon at once; it reads them during the
+ * call and keeps nothing). A fresh Buffer per spawn cost a megabyte of page
+ * faults and zeroing per megabyte packed; this one is reused while spawns
+ * keep coming and, held weakly, freed by a later full GC once they stop.
+ */
+class Scratch {
+  #ref: WeakRef<Buffer> | undefined;
+  get(size: number): Buffer {
+    if (size < SCRATCH_FROM) return Buffer.allocUnsafe(size);
+    let buffer = this.#ref?.deref();
+    if (buffer === undefined || buffer.length < size) {
+      buffer = Buffer.allocUnsafeSlow(size);
+      this.#ref = new WeakRef(buffer);
+    }
+    return buffer;
+  }
+}
+
+/** Below this, Buffer's own pool (or one small allocation) is as cheap. */
+const SCRATCH_FROM = 4096;
+const argvScratch = new Scratch();
+const envpScratch = new Scratch();
 
 /** Packed envps of the frozen entry lists (see envEntriesOnce), by list. */
 const packedOf = new WeakMap<readonly EnvEntry[], PackedStrings>();
 
+const EQUALS_SIGN = 0x3d;
+
 /**
- * The envp of validated entries packed for the addon: byte-exact, in order.
- * Computed once per list that envEntriesOnce froze. Total; the entries'
+ * The envp of validated entries packed for the addon: byte-exact, in order,
+ * written straight into one Buffer of the size the entries already know (no
+ * string per variable, no concatenation). Computed once per list that
+ * envEntriesOnce froze; any other list's bytes are valid until the next
+ * call (a reused Buffer): hand them over at once. Total; the entries'
  * validation guarantees no NUL inside a string.
  */
 export function packedEnvp(entries: readonly EnvEntry[]): PackedStrings {
@@ -253,58 +282,80 @@ export function packedEnvp(entries: readonly EnvEntry[]): PackedStrings {
   if (known !== undefined) return known;
   const count = entries.length;
   if (count === 0) return EMPTY_PACK;
-  let strings = true;
-  for (let i = 0; i < count && strings; i++) {
-    const e = entries[i]!;
-    strings = e.raw === undefined && typeof e.value === "string";
-  }
-  let bytes: Buffer;
-  if (strings) {
-    const parts = new Array<string>(count + 1);
-    for (let i = 0; i < count; i++) {
-      const e = entries[i]!;
-      parts[i] = `${e.name}=${e.value as string}`;
+  let total = 0;
+  for (let i = 0; i < count; i++) total += entries[i]!.bytes;
+  // A frozen list's pack is kept; any other is used once, right away.
+  const keep = Object.isFrozen(entries);
+  const bytes = keep ? Buffer.allocUnsafe(total) : envpScratch.get(total);
+  let at = 0;
+  for (let i = 0; i < count; i++) {
+    const { name, value, raw } = entries[i]!;
+    if (raw !== undefined) {
+      bytes.set(raw, at);
+      at += raw.length;
+    } else if (typeof value === "string") {
+      at += bytes.write(name, at);
+      bytes[at++] = EQUALS_SIGN;
+      at += bytes.write(value, at);
+    } else {
+      at += bytes.write(name, at);
+      bytes[at++] = EQUALS_SIGN;
+      bytes.set(value, at);
+      at += value.length;
     }
-    parts[count] = "";
-    bytes = Buffer.from(parts.join("\0"), "utf8");
-  } else {
-    const parts: Buffer[] = [];
-    for (const { name, value, raw } of entries) {
-      if (raw !== undefined) parts.push(raw);
-      else if (typeof value === "string") parts.push(Buffer.from(`${name}=${value}`, "utf8"));
-      else parts.push(Buffer.from(`${name}=`, "utf8"), value);
-      parts.push(NUL);
-    }
-    bytes = Buffer.concat(parts);
+    bytes[at++] = 0;
   }
+  if (at !== total)
+    throw new Error("exactspawn: an environment entry's size changed while packing");
+  if (!keep) return { bytes: bytes.length === total ? bytes : bytes.subarray(0, total), count };
   const packed: PackedStrings = Object.freeze({ bytes, count });
-  if (Object.isFrozen(entries)) packedOf.set(entries, packed);
+  packedOf.set(entries, packed);
   return packed;
 }
 
 /**
- * argv (or any list of strings and Buffers) packed for the addon. Throws a
- * TypeError naming `where[index]` for a string or Buffer that contains NUL.
+ * argv (or any list of strings and Buffers) packed for the addon: each
+ * string's UTF-8 bytes and a NUL, written straight into one Buffer. `size`,
+ * when given, is the exact total (NULs included) of a list already validated
+ * by the exec-size model (footprintOf: no NUL, no lone surrogate), which is
+ * then not scanned again; without it every string is checked and a TypeError
+ * names `where[index]` for one that contains NUL. The bytes are valid until
+ * the next call (they may be a reused Buffer): hand them over at once.
  */
-export function packStrings(list: ReadonlyArray<string | Buffer>, where: string): PackedStrings {
+export function packStrings(
+  list: ReadonlyArray<string | Buffer>,
+  where: string,
+  size?: number,
+): PackedStrings {
   const count = list.length;
   if (count === 0) return EMPTY_PACK;
-  let strings = true;
+  let bound = size ?? 0;
+  if (size === undefined) {
+    for (let i = 0; i < count; i++) {
+      const item = list[i]!;
+      if (typeof item === "string" ? item.includes("\0") : item.includes(0)) {
+        throw new TypeError(`${where}[${i}] contains a NUL byte`);
+      }
+      // UTF-8 takes at most 3 bytes per UTF-16 unit (a pair: 4 for 2).
+      bound += (typeof item === "string" ? item.length * 3 : item.length) + 1;
+    }
+  }
+  const bytes = argvScratch.get(bound);
+  let at = 0;
   for (let i = 0; i < count; i++) {
     const item = list[i]!;
-    if (typeof item === "string" ? item.includes("\0") : item.includes(0)) {
-      throw new TypeError(`${where}[${i}] contains a NUL byte`);
+    if (typeof item === "string") {
+      at += bytes.write(item, at);
+    } else {
+      bytes.set(item, at);
+      at += item.length;
     }
-    strings &&= typeof item === "string";
+    bytes[at++] = 0;
   }
-  if (strings) {
-    return { bytes: Buffer.from(`${(list as readonly string[]).join("\0")}\0`, "utf8"), count };
+  if (size !== undefined && at !== size) {
+    throw new Error(`exactspawn: ${where} changed size while packing`);
   }
-  const parts: Buffer[] = [];
-  for (const item of list) {
-    parts.push(typeof item === "string" ? Buffer.from(item, "utf8") : item, NUL);
-  }
-  return { bytes: Buffer.concat(parts), count };
+  return { bytes: at === bytes.length ? bytes : bytes.subarray(0, at), count };
 }
 
 /** Renders validated entries as the envp the child receives ("NAME=value" strings or Buffers). */

@@ -173,7 +173,7 @@ export function nativeEngine(binding: SpawnCapable): Engine {
       if (request.cleanup === true) startWatchdog();
       const capture = request.capture;
       const captured = capture !== undefined && capture.slots.length > 0 ? capture.slots : NONE;
-      const argv = packStrings(request.argv, "spawn: argv");
+      const argv = packStrings(request.argv, "spawn: argv", request.argvBytes);
       const envp = packedEnvp(request.entries);
       const handle = binding.spawn({
         file: request.file,

@@ -91,6 +91,7 @@ export function engineRequest(input: SpawnInput): EngineRequest {
   return {
     file,
     argv: input.argv,
+    argvBytes: fit.argvBytes,
     entries: input.entries,
     cwd: input.cwd,
     stdio: o.stdio,

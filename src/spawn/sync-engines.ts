@@ -49,7 +49,7 @@ export function canRunSyncNatively(binding: NativeBinding | null): binding is Sy
 export function nativeSyncEngine(binding: SyncCapable): SyncEngine {
   const alwaysChildPath = childPathForced();
   return (request, bounds) => {
-    const argv = packStrings(request.argv, "spawn: argv");
+    const argv = packStrings(request.argv, "spawn: argv", request.argvBytes);
     const envp = packedEnvp(request.entries);
     const raw = binding.spawnSync({
       file: request.file,

@@ -317,6 +317,36 @@ export function behaviourSuite(mode: Mode): void {
       }
     });
 
+    it("passes large argv and environments exactly, spawn after spawn", async () => {
+      // Each spawn's packed bytes may reuse the last one's buffer: a longer
+      // pack followed by a shorter one must not leak a byte of the first.
+      const cmdline = "cat /proc/$$/cmdline; printf '\\0'; cat /proc/$$/environ";
+      const runs = [
+        { args: ["é".repeat(3000), "b".repeat(9000)], env: { BIG: "v".repeat(9000), X: "1" } },
+        { args: ["short", Buffer.from("Bü"), ""], env: { Y: "2".repeat(5000) } },
+        { args: ["c".repeat(5000)], env: {} },
+      ];
+      const children = runs.map(({ args, env }) =>
+        spawn("/bin/sh", ["-c", cmdline, "sh", ...args], { env, encoding: "buffer" }),
+      );
+      for (const [i, child] of children.entries()) {
+        const { args, env } = runs[i]!;
+        const expected = Buffer.concat([
+          ...["/bin/sh", "-c", cmdline, "sh", ...args].map((a) =>
+            Buffer.concat([Buffer.from(a), Buffer.alloc(1)]),
+          ),
+          Buffer.alloc(1),
+          Buffer.from(
+            Object.entries(env)
+              .map(([k, v]) => `${k}=${v}\0`)
+              .join(""),
+          ),
+        ]);
+        const { stdout } = await child;
+        expect(stdout.equals(expected)).toBe(true);
+      }
+    });
+
     it("honours argv[0] independently of the file", async () => {
       const result = await spawn(inspect, ["argv0"], { argv0: "custom-name" });
       expect(result.stdout).toBe("custom-name\n");
