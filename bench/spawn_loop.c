@@ -3,6 +3,10 @@
 // signal mask, default dispositions, stdio dup2'ed, every other fd closed),
 // INFLIGHT children at a time, optionally holding HOLD_MIB of touched memory.
 // Usage: spawn_loop ignore|capture COUNT INFLIGHT HOLD_MIB PROGRAM
+//          [ENV_COUNT ENV_BYTES [ARGV_COUNT ARGV_BYTES]]
+// The optional envp is ENV_COUNT strings "V%05d=xxx…" of ENV_BYTES bytes each
+// (NUL not counted) and the optional extra argv ARGV_COUNT strings of
+// ARGV_BYTES 'a's: bench/run.mjs builds the same ones for its own side.
 // Prints the elapsed wall time and this process's own CPU time, in nanoseconds.
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -17,6 +21,36 @@
 
 static posix_spawnattr_t attr;
 static char* empty_env[] = {NULL};
+static char** child_env = empty_env;
+static char** child_argv;
+
+static char* filled(size_t bytes, char fill) {
+  char* s = malloc(bytes + 1);
+  if (s == NULL) exit(4);
+  memset(s, fill, bytes);
+  s[bytes] = '\0';
+  return s;
+}
+
+static void build_env(long count, long bytes) {
+  child_env = calloc((size_t)count + 1, sizeof(char*));
+  if (child_env == NULL) exit(4);
+  for (long i = 0; i < count; i++) {
+    char* s = filled((size_t)bytes, 'x');
+    char name[16];
+    int n = snprintf(name, sizeof name, "V%05ld=", i);
+    if (n > bytes) exit(5);
+    memcpy(s, name, (size_t)n);
+    child_env[i] = s;
+  }
+}
+
+static void build_argv(const char* program, long count, long bytes) {
+  child_argv = calloc((size_t)count + 2, sizeof(char*));
+  if (child_argv == NULL) exit(4);
+  child_argv[0] = (char*)program;
+  for (long i = 0; i < count; i++) child_argv[i + 1] = filled((size_t)bytes, 'a');
+}
 
 static pid_t start(const char* program, int capture, int out[2], int err[2]) {
   posix_spawn_file_actions_t fa;
@@ -31,9 +65,8 @@ static pid_t start(const char* program, int capture, int out[2], int err[2]) {
     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_RDWR, 0);
   }
   posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-  char* argv[] = {(char*)program, NULL};
   pid_t pid;
-  if (posix_spawn(&pid, program, &fa, &attr, argv, empty_env) != 0) exit(3);
+  if (posix_spawn(&pid, program, &fa, &attr, child_argv, child_env) != 0) exit(3);
   posix_spawn_file_actions_destroy(&fa);
   if (capture) {
     close(out[1]);
@@ -56,6 +89,8 @@ int main(int argc, char** argv) {
   long inflight = atol(argv[3]);
   long hold_mib = atol(argv[4]);
   const char* program = argv[5];
+  if (argc >= 8) build_env(atol(argv[6]), atol(argv[7]));
+  build_argv(program, argc >= 10 ? atol(argv[8]) : 0, argc >= 10 ? atol(argv[9]) : 0);
   if (hold_mib > 0) {
     size_t bytes = (size_t)hold_mib << 20;
     char* hold = malloc(bytes);

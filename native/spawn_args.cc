@@ -31,10 +31,68 @@ std::string StringOf(Napi::Env env, Napi::Value value, const std::string& where)
   return out;
 }
 
+// A packed list: `bytes` holds `count` NUL-terminated strings back to back.
+// Only the count's type is read here; ResolvePacked checks the bytes.
+void ReadPacked(Napi::Env env, Napi::Buffer<char> bytes, Napi::Value count_value,
+                const std::string& key, bool non_empty, CStringList* list) {
+  if (!count_value.IsNumber()) {
+    ThrowTypeError(env, "spawn: " + key + "Count must be a number with a packed " + key);
+  }
+  double count = count_value.As<Napi::Number>().DoubleValue();
+  // Every string takes at least its NUL: a count beyond the length can only
+  // be wrong (ResolvePacked checks it against the length again).
+  if (!(count >= 0 && count <= static_cast<double>(bytes.Length())) || count != std::trunc(count)) {
+    ThrowTypeError(env, "spawn: " + key + "Count must be an integer from 0 to the packed length");
+  }
+  if (non_empty && count == 0) ThrowTypeError(env, "spawn: " + key + " must not be empty");
+  list->is_packed = true;
+  list->packed = bytes;  // as a Value: Napi::Buffer caches its data and length
+  list->packed_count = static_cast<size_t>(count);
+}
+
+// The pointers into a packed list, in one pass and without copying: called
+// when no JavaScript can run before the spawn (a getter read after ReadList
+// could have changed or detached the bytes; a detached Buffer has length 0).
+void ResolvePacked(Napi::Env env, const char* key, CStringList* list) {
+  if (!list->is_packed) return;
+  // Asked afresh: a getter may have detached the bytes since ReadPacked.
+  void* data = nullptr;
+  size_t length = 0;
+  if (napi_get_buffer_info(env, list->packed, &data, &length) != napi_ok) {
+    ThrowTypeError(env, std::string("spawn: the packed ") + key + " is no longer a Buffer");
+  }
+  char* at = static_cast<char*>(data);
+  size_t expected = list->packed_count;
+  if (expected > length || (length > 0 && at[length - 1] != '\0')) {
+    ThrowTypeError(env, std::string("spawn: a packed ") + key +
+                            " must end with a NUL byte and hold its count of strings");
+  }
+  list->pointers.reserve(expected + 1);
+  char* end = at + length;
+  while (at < end && list->pointers.size() < expected) {
+    list->pointers.push_back(at);
+    // The last byte is NUL: memchr always finds one.
+    at = static_cast<char*>(std::memchr(at, '\0', static_cast<size_t>(end - at))) + 1;
+  }
+  if (list->pointers.size() != expected || at != end) {
+    ThrowTypeError(env, std::string("spawn: the packed ") + key + " does not hold " + key +
+                            "Count strings (a string contains a NUL byte?)");
+  }
+  list->pointers.push_back(nullptr);
+}
+
 void ReadList(Napi::Env env, Napi::Object options, const char* key, bool non_empty,
               CStringList* list) {
   Napi::Value value = options.Get(key);
-  if (!value.IsArray()) ThrowTypeError(env, std::string("spawn: ") + key + " must be an array");
+  // Exactly a Uint8Array (a Buffer): IsBuffer() also accepts any other view.
+  if (value.IsTypedArray() && value.As<Napi::TypedArray>().TypedArrayType() == napi_uint8_array) {
+    ReadPacked(env, value.As<Napi::Buffer<char>>(), options.Get(std::string(key) + "Count"), key,
+               non_empty, list);
+    return;
+  }
+  if (!value.IsArray()) {
+    ThrowTypeError(env, std::string("spawn: ") + key + " must be an array or a packed Buffer");
+  }
   Napi::Array array = value.As<Napi::Array>();
   uint32_t length = array.Length();
   if (non_empty && length == 0) {
@@ -119,6 +177,9 @@ void ReadSpawnArgs(Napi::Env env, Napi::Object options, SpawnArgs* args) {
 }
 
 void StartChild(Napi::Env env, SpawnArgs& args, StartedChild* child) {
+  // From here to the spawn no JavaScript runs.
+  ResolvePacked(env, "argv", &args.argv);
+  ResolvePacked(env, "envp", &args.envp);
   if (args.sandboxed) {
     PrepareSandbox(env, &args.sandbox);
     args.controls.controls.sandbox = &args.sandbox.plan;

@@ -1,13 +1,20 @@
 // spawn_args.h — marshalling shared by spawn() and spawnSync(): reads the
 // fields both take from one options object
-//   { file: string, argv: (string|Buffer)[], envp: (string|Buffer)[],
+//   { file: string, argv: (string|Buffer)[] | Buffer, argvCount?: number,
+//     envp: (string|Buffer)[] | Buffer, envpCount?: number,
 //     cwd?: string|null, stdio: int[] (>= 3; -1 = /dev/null, -2 = a new pipe),
 //     setsid?: boolean, setpgroup?: boolean,
 //     controls?: object (exec_controls_binding.h),
 //     sandbox?: object (sandbox_binding.h) }
 // checking every type (TypeError, never a silent coercion; strings must not
-// contain NUL), makes the requested pipes (pipe2(O_CLOEXEC); the child reads
-// slot 0's and writes every other slot's) and starts the child with
+// contain NUL). argv and envp are either lists of strings, or one Buffer of
+// NUL-terminated strings packed in order (the last byte NUL, empty for none)
+// with their count in argvCount / envpCount: a count that does not match the
+// NULs found is refused, so a NUL inside a string can never pass as two. The
+// packed bytes are not copied: StartChild checks them and points into them
+// after the last option is read, so no JavaScript (a getter, a Proxy trap)
+// runs between that check and the synchronous spawn. makes the requested pipes (pipe2(O_CLOEXEC);
+// the child reads slot 0's and writes every other slot's) and starts the child with
 // spawn_process(), or with `controls` through the addon's own child path
 // (core/child_path.h). No policy.
 #pragma once
@@ -26,10 +33,14 @@ namespace exactspawn {
 // A slot value asking for a new pipe.
 constexpr int kPipeSlot = -2;
 
-// NUL-terminated copies of a JS string list, with the char* array execve wants.
+// The char* array execve wants: into NUL-terminated copies of a JS string
+// list, or into a packed Buffer (pointers made by StartChild).
 struct CStringList {
   std::vector<std::string> storage;
   std::vector<char*> pointers;
+  bool is_packed = false;
+  Napi::Value packed;  // a Buffer, held by the call's handle scope
+  size_t packed_count = 0;
 };
 
 // Closes every fd still >= 0 when it goes out of scope.
@@ -73,6 +84,8 @@ struct StartedChild {
   explicit StartedChild(size_t slots) : parent_ends(slots) {}
 };
 
+// Checks the packed lists (TypeError) and then starts the child without
+// running any JavaScript before the spawn returns.
 void StartChild(Napi::Env env, SpawnArgs& args, StartedChild* child);
 
 }  // namespace exactspawn

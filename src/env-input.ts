@@ -140,6 +140,65 @@ function entryFromPair(pair: unknown, index: number, where: string): EnvEntry {
   );
 }
 
+/** Sizes of a validated environment: Σ `NAME=value\0` bytes and the longest such string. */
+export interface EnvTotals {
+  readonly bytes: number;
+  readonly largest: number;
+}
+
+/** Entries validated once per frozen input, by that input. */
+const entriesOf = new WeakMap<object, readonly EnvEntry[]>();
+/** Totals of the entry lists in entriesOf, by list. */
+const totalsOf = new WeakMap<readonly EnvEntry[], EnvTotals>();
+
+/**
+ * True when `env` cannot change after it is read: a frozen record or array
+ * whose every value is a string (a Buffer's bytes stay mutable, and a Map's
+ * entries too, whatever Object.freeze says).
+ */
+function immutableEnv(env: object): boolean {
+  if (env instanceof Map || !Object.isFrozen(env)) return false;
+  if (Array.isArray(env)) {
+    for (const pair of env) if (typeof pair !== "string") return false;
+    return true;
+  }
+  for (const name of Object.keys(env)) {
+    const value = Object.getOwnPropertyDescriptor(env, name)?.value;
+    if (value !== undefined && typeof value !== "string") return false;
+  }
+  return true;
+}
+
+/**
+ * envEntries, validated once per environment that cannot change (a frozen
+ * record or array of strings, such as a runtime's snapshot): later calls with
+ * the same object return the same frozen list without reading it again.
+ * Any other input is validated afresh. Throws as envEntries does.
+ */
+export function envEntriesOnce(env: EnvInput, where = "environment"): readonly EnvEntry[] {
+  if (env === null || typeof env !== "object") return envEntries(env, where);
+  const known = entriesOf.get(env);
+  if (known !== undefined) return known;
+  const entries = envEntries(env, where);
+  if (!immutableEnv(env)) return entries;
+  let bytes = 0;
+  let largest = 0;
+  for (const e of entries) {
+    Object.freeze(e);
+    bytes += e.bytes;
+    if (e.bytes > largest) largest = e.bytes;
+  }
+  Object.freeze(entries);
+  entriesOf.set(env, entries);
+  totalsOf.set(entries, { bytes, largest });
+  return entries;
+}
+
+/** The totals of a list returned by envEntriesOnce for a frozen input; undefined otherwise. */
+export function knownEnvTotals(entries: readonly EnvEntry[]): EnvTotals | undefined {
+  return totalsOf.get(entries);
+}
+
 /**
  * Validates and lists an environment in its own order. Duplicate names are
  * kept as given (an envp may legally repeat a name; the kernel copies both).
@@ -166,6 +225,137 @@ export function envEntries(env: EnvInput, where = "environment"): EnvEntry[] {
     out.push(entry(name, value, where));
   }
   return out;
+}
+
+/**
+ * Strings packed for the addon: each one's bytes followed by NUL, in order,
+ * in one Buffer, and how many there are (the addon checks the count, so a NUL
+ * inside a string can never pass as two strings).
+ */
+export interface PackedStrings {
+  readonly bytes: Buffer;
+  readonly count: number;
+}
+
+const EMPTY_PACK: PackedStrings = Object.freeze({ bytes: Buffer.alloc(0), count: 0 });
+
+/**
+ * A reusable Buffer for packs that live only until the next pack of the same
+ * kind (the engines hand them to the addon at once; it reads them during the
+ * call and keeps nothing). A fresh Buffer per spawn cost a megabyte of page
+ * faults and zeroing per megabyte packed; this one is reused while spawns
+ * keep coming and, held weakly, freed by a later full GC once they stop.
+ */
+class Scratch {
+  #ref: WeakRef<Buffer> | undefined;
+  get(size: number): Buffer {
+    if (size < SCRATCH_FROM) return Buffer.allocUnsafe(size);
+    let buffer = this.#ref?.deref();
+    if (buffer === undefined || buffer.length < size) {
+      buffer = Buffer.allocUnsafeSlow(size);
+      this.#ref = new WeakRef(buffer);
+    }
+    return buffer;
+  }
+}
+
+/** Below this, Buffer's own pool (or one small allocation) is as cheap. */
+const SCRATCH_FROM = 4096;
+const argvScratch = new Scratch();
+const envpScratch = new Scratch();
+
+/** Packed envps of the frozen entry lists (see envEntriesOnce), by list. */
+const packedOf = new WeakMap<readonly EnvEntry[], PackedStrings>();
+
+const EQUALS_SIGN = 0x3d;
+
+/**
+ * The envp of validated entries packed for the addon: byte-exact, in order,
+ * written straight into one Buffer of the size the entries already know (no
+ * string per variable, no concatenation). Computed once per list that
+ * envEntriesOnce froze; any other list's bytes are valid until the next
+ * call (a reused Buffer): hand them over at once. Total; the entries'
+ * validation guarantees no NUL inside a string.
+ */
+export function packedEnvp(entries: readonly EnvEntry[]): PackedStrings {
+  const known = packedOf.get(entries);
+  if (known !== undefined) return known;
+  const count = entries.length;
+  if (count === 0) return EMPTY_PACK;
+  let total = 0;
+  for (let i = 0; i < count; i++) total += entries[i]!.bytes;
+  // A frozen list's pack is kept; any other is used once, right away.
+  const keep = Object.isFrozen(entries);
+  const bytes = keep ? Buffer.allocUnsafe(total) : envpScratch.get(total);
+  let at = 0;
+  for (let i = 0; i < count; i++) {
+    const { name, value, raw } = entries[i]!;
+    if (raw !== undefined) {
+      bytes.set(raw, at);
+      at += raw.length;
+    } else if (typeof value === "string") {
+      at += bytes.write(name, at);
+      bytes[at++] = EQUALS_SIGN;
+      at += bytes.write(value, at);
+    } else {
+      at += bytes.write(name, at);
+      bytes[at++] = EQUALS_SIGN;
+      bytes.set(value, at);
+      at += value.length;
+    }
+    bytes[at++] = 0;
+  }
+  if (at !== total)
+    throw new Error("exactspawn: an environment entry's size changed while packing");
+  if (!keep) return { bytes: bytes.length === total ? bytes : bytes.subarray(0, total), count };
+  const packed: PackedStrings = Object.freeze({ bytes, count });
+  packedOf.set(entries, packed);
+  return packed;
+}
+
+/**
+ * argv (or any list of strings and Buffers) packed for the addon: each
+ * string's UTF-8 bytes and a NUL, written straight into one Buffer. `size`,
+ * when given, is the exact total (NULs included) of a list already validated
+ * by the exec-size model (footprintOf: no NUL, no lone surrogate), which is
+ * then not scanned again; without it every string is checked and a TypeError
+ * names `where[index]` for one that contains NUL. The bytes are valid until
+ * the next call (they may be a reused Buffer): hand them over at once.
+ */
+export function packStrings(
+  list: ReadonlyArray<string | Buffer>,
+  where: string,
+  size?: number,
+): PackedStrings {
+  const count = list.length;
+  if (count === 0) return EMPTY_PACK;
+  let bound = size ?? 0;
+  if (size === undefined) {
+    for (let i = 0; i < count; i++) {
+      const item = list[i]!;
+      if (typeof item === "string" ? item.includes("\0") : item.includes(0)) {
+        throw new TypeError(`${where}[${i}] contains a NUL byte`);
+      }
+      // UTF-8 takes at most 3 bytes per UTF-16 unit (a pair: 4 for 2).
+      bound += (typeof item === "string" ? item.length * 3 : item.length) + 1;
+    }
+  }
+  const bytes = argvScratch.get(bound);
+  let at = 0;
+  for (let i = 0; i < count; i++) {
+    const item = list[i]!;
+    if (typeof item === "string") {
+      at += bytes.write(item, at);
+    } else {
+      bytes.set(item, at);
+      at += item.length;
+    }
+    bytes[at++] = 0;
+  }
+  if (size !== undefined && at !== size) {
+    throw new Error(`exactspawn: ${where} changed size while packing`);
+  }
+  return { bytes: at === bytes.length ? bytes : bytes.subarray(0, at), count };
 }
 
 /** Renders validated entries as the envp the child receives ("NAME=value" strings or Buffers). */

@@ -16,6 +16,7 @@ import {
   type EnvInput,
   envEntries,
   hasLoneSurrogate,
+  knownEnvTotals,
 } from "./env-input.js";
 import { displayName, InvalidEnvError } from "./errors.js";
 import { type NativeBinding, nativeBinding, nativeStatus, type RawProbedValue } from "./native.js";
@@ -292,10 +293,16 @@ export function footprintOf(
     if (bytes > limits.maxArgStrlen) oversized.push({ kind: "argv", index, bytes });
   });
   let envBytes = 0;
-  for (const entry of entries) {
-    envBytes += entry.bytes;
-    if (entry.bytes > limits.maxArgStrlen) {
-      oversized.push({ kind: "env", name: displayName(entry.name), bytes: entry.bytes });
+  // A frozen environment's totals were summed once (envEntriesOnce).
+  const known = knownEnvTotals(entries);
+  if (known !== undefined && known.largest <= limits.maxArgStrlen) {
+    envBytes = known.bytes;
+  } else {
+    for (const entry of entries) {
+      envBytes += entry.bytes;
+      if (entry.bytes > limits.maxArgStrlen) {
+        oversized.push({ kind: "env", name: displayName(entry.name), bytes: entry.bytes });
+      }
     }
   }
   // With no argv the kernel supplies "" as argv[0] (Linux 5.18+): one byte, and

@@ -95,8 +95,15 @@ export interface RawSandbox {
 /** The one options object `spawn` takes; every field is type-checked natively. */
 export interface RawSpawnOptions {
   file: string;
-  argv: ReadonlyArray<string | Buffer>;
-  envp: ReadonlyArray<string | Buffer>;
+  /**
+   * The strings, or one Buffer of NUL-terminated strings packed in order with
+   * their count in argvCount (the addon refuses a count that does not match).
+   */
+  argv: ReadonlyArray<string | Buffer> | Buffer;
+  argvCount?: number | undefined;
+  /** As argv, with envpCount. */
+  envp: ReadonlyArray<string | Buffer> | Buffer;
+  envpCount?: number | undefined;
   cwd?: string | null | undefined;
   /**
    * Child fd i ← parent fd stdio[i]; -1 opens /dev/null; -2 makes a pipe (the
@@ -124,8 +131,11 @@ export interface RawSpawnOptions {
 /** The one options object `spawnSync` takes: spawn's shared fields plus the run's bounds. */
 export interface RawSpawnSyncOptions {
   file: string;
-  argv: ReadonlyArray<string | Buffer>;
-  envp: ReadonlyArray<string | Buffer>;
+  /** As for spawn: strings, or one packed Buffer with argvCount. */
+  argv: ReadonlyArray<string | Buffer> | Buffer;
+  argvCount?: number | undefined;
+  envp: ReadonlyArray<string | Buffer> | Buffer;
+  envpCount?: number | undefined;
   cwd?: string | null | undefined;
   /** As for spawn, but only slots 0–2 may be -2: slot 0 exactly when `input` is set; 1 and 2 are captured. */
   stdio: readonly number[];

@@ -1,6 +1,13 @@
 /** Validation of every environment shape: bad input fails clearly and never echoes a value. */
 import { describe, expect, it } from "vitest";
-import { envEntries, toEnvp } from "../src/env-input.js";
+import {
+  envEntries,
+  envEntriesOnce,
+  knownEnvTotals,
+  packedEnvp,
+  packStrings,
+  toEnvp,
+} from "../src/env-input.js";
 import { InvalidEnvError } from "../src/errors.js";
 import { envPairBytes, execFits } from "../src/limits.js";
 
@@ -115,5 +122,70 @@ describe("toEnvp", () => {
   it("encodes non-ASCII names of string entries as UTF-8", () => {
     const [pair] = toEnvp(envEntries({ É: Buffer.from([0xff]) }));
     expect(Buffer.compare(pair as Buffer, Buffer.from([0xc3, 0x89, 0x3d, 0xff]))).toBe(0);
+  });
+});
+
+describe("envEntriesOnce", () => {
+  it("validates a frozen record of strings once and returns the same frozen list", () => {
+    const env = Object.freeze({ B: "2", A: "é" });
+    const first = envEntriesOnce(env);
+    expect(first).toEqual(envEntries(env));
+    expect(envEntriesOnce(env)).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(knownEnvTotals(first)).toEqual({ bytes: 4 + 5, largest: 5 });
+  });
+
+  it("validates again anything that can still change", () => {
+    const open: Record<string, string> = { A: "1" };
+    expect(envEntriesOnce(open).map((e) => e.value)).toEqual(["1"]);
+    open["A"] = "2";
+    expect(envEntriesOnce(open).map((e) => e.value)).toEqual(["2"]);
+    // A frozen record still holds a mutable Buffer; a frozen Map is still a Map.
+    const bytes = Buffer.from("x");
+    const withBuffer = Object.freeze({ A: bytes });
+    expect(envEntriesOnce(withBuffer)).not.toBe(envEntriesOnce(withBuffer));
+    const map = Object.freeze(new Map([["A", "1"]]));
+    expect(envEntriesOnce(map)).not.toBe(envEntriesOnce(map));
+    expect(knownEnvTotals(envEntriesOnce(open))).toBeUndefined();
+  });
+
+  it("never caches a refusal", () => {
+    const env = Object.freeze({ A: "bad\0" });
+    expect(() => envEntriesOnce(env)).toThrow(InvalidEnvError);
+    expect(() => envEntriesOnce(env)).toThrow(InvalidEnvError);
+  });
+});
+
+describe("packedEnvp and packStrings", () => {
+  const unpack = (bytes: Buffer) => bytes.toString("latin1").split("\0").slice(0, -1);
+
+  it("packs every entry with its NUL, byte-exact and in order", () => {
+    const raw = Buffer.from([0x41, 0x3d, 0xff, 0x80]);
+    const entries = envEntries(["B=2", raw, "B=3", "C=é"]);
+    const packed = packedEnvp(entries);
+    expect(packed.count).toBe(4);
+    expect(packed.bytes).toEqual(
+      Buffer.concat([Buffer.from("B=2\0"), raw, Buffer.from("\0B=3\0C=é\0")]),
+    );
+    expect(packedEnvp(envEntries({ X: "1", Y: "" })).bytes).toEqual(Buffer.from("X=1\0Y=\0"));
+    expect(packedEnvp([])).toMatchObject({ count: 0, bytes: Buffer.alloc(0) });
+  });
+
+  it("packs a frozen environment once", () => {
+    const entries = envEntriesOnce(Object.freeze({ A: "1" }));
+    expect(packedEnvp(entries)).toBe(packedEnvp(entries));
+    const open = envEntries({ A: "1" });
+    expect(packedEnvp(open)).not.toBe(packedEnvp(open));
+  });
+
+  it("packs argv strings and Buffers, and refuses a NUL inside one", () => {
+    const packed = packStrings(["a", Buffer.from([0xff]), ""], "spawn: argv");
+    expect(packed.count).toBe(3);
+    expect(packed.bytes).toEqual(Buffer.from([0x61, 0, 0xff, 0, 0]));
+    expect(unpack(packStrings(["x", "é"], "w").bytes)).toEqual(["x", "Ã©"]);
+    expect(() => packStrings(["a", "b\0c"], "spawn: argv")).toThrow(
+      new TypeError("spawn: argv[1] contains a NUL byte"),
+    );
+    expect(() => packStrings([Buffer.from([1, 0])], "spawn: argv")).toThrow(/argv\[0\]/);
   });
 });

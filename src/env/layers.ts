@@ -160,12 +160,14 @@ export function layerEnv(input: LayerInput): LayeredEnv {
     for (const skip of input.context.skipped) {
       skipped.push(Object.freeze({ ...skip, layer: "context" }));
     }
-    const namespace = input.contextNamespace;
+    const namespace =
+      input.contextNamespace === undefined ? undefined : asciiUpper(input.contextNamespace);
+    const contextScope = { suffixes: false };
     for (const [name, value] of input.context.pairs) {
       // Defence in depth: the exporter already refused these.
       const upper = asciiUpper(name);
-      if (matchesDenylist(upper, input.denylist, { suffixes: false })) continue;
-      if (undeclared(upper, namespace === undefined ? undefined : asciiUpper(namespace))) {
+      if (matchesDenylist(upper, input.denylist, contextScope)) continue;
+      if (undeclared(upper, namespace)) {
         skipped.push(
           Object.freeze({ layer: "context", key: name, name, reason: "undeclared_name" as const }),
         );
@@ -176,12 +178,15 @@ export function layerEnv(input: LayerInput): LayeredEnv {
   }
   if (input.stepValues !== undefined) {
     const scope = { ownPrefix: input.stepPrefix };
+    const stepPrefix = asciiUpper(input.stepPrefix);
     for (const [name, value] of input.stepValues) {
-      const reason =
-        stepValueProblem(name, value, input.denylist, scope) ??
-        (undeclared(asciiUpper(name), asciiUpper(input.stepPrefix))
-          ? "undeclared_name"
-          : undefined);
+      // An ASCII identifier: toUpperCase maps exactly a-z, as asciiUpper would.
+      const identifier = typeof name === "string" && STEP_IDENTIFIER.test(name);
+      const upper = identifier ? name.toUpperCase() : "";
+      const reason = !identifier
+        ? "invalid_identifier"
+        : (stepValueProblem(name, upper, value, input.denylist, scope) ??
+          (undeclared(upper, stepPrefix) ? "undeclared_name" : undefined));
       if (reason !== undefined) {
         const key = String(name);
         skipped.push(Object.freeze({ layer: "step", key, name: asciiUpper(key), reason }));
@@ -226,13 +231,14 @@ export function layerEnv(input: LayerInput): LayeredEnv {
   });
 }
 
+/** The problem of a step value whose name is an identifier (`upper`: its upper-case form). */
 function stepValueProblem(
-  name: unknown,
+  name: string,
+  upper: string,
   value: unknown,
   denylist: Denylist,
   scope: DenylistScope,
 ): StepSkipReason | undefined {
-  if (typeof name !== "string" || !STEP_IDENTIFIER.test(name)) return "invalid_identifier";
   if (typeof value !== "string") {
     throw new InvalidEnvError(
       `stepValues: the value of ${displayName(name)} must be a string`,
@@ -240,8 +246,6 @@ function stepValueProblem(
     );
   }
   assertEnvValue(name, value, "stepValues");
-  // An ASCII identifier: toUpperCase maps exactly a-z, as asciiUpper would.
-  const upper = name.toUpperCase();
   if (matchesDenylist(upper, denylist, scope)) return "reserved_name";
   if (isUnsafeValue(upper, value)) return "unsafe_value";
   return undefined;

@@ -86,6 +86,16 @@ export interface SpillPlan {
   readonly argv: ArgvSize;
 }
 
+/** `names` in code-unit order: the list itself when it already is (layerEnv's stepValueNames). */
+function sortedNames(names: Iterable<string>): readonly string[] {
+  if (!Array.isArray(names)) return [...names].sort();
+  const list = names as readonly string[];
+  for (let i = 1; i < list.length; i++) {
+    if (list[i - 1]! > list[i]!) return [...list].sort();
+  }
+  return list;
+}
+
 /**
  * Plans which step values spill (see the module comment for the rules).
  * Pure and deterministic apart from WARN/DEBUG log lines (names and sizes
@@ -129,13 +139,14 @@ export function planSpill(input: SpillPlanInput): SpillPlan {
   const candidates: SpilledVariable[] = [];
   // The default sort compares UTF-16 code units, the order compareNames defines.
   let previous: string | undefined;
-  for (const name of [...stepNames].sort()) {
+  for (const name of sortedNames(stepNames)) {
     if (name === previous) continue; // a name listed twice is one candidate
     previous = name;
     const bytes = sizes.get(name);
     if (bytes === undefined || env.get(name) === "") continue;
     if (bytes <= cap) {
-      if (isSpillableName(name)) candidates.push({ name, bytes });
+      // Spillability is checked only if phase 2 needs candidates (rarely).
+      candidates.push({ name, bytes });
       continue;
     }
     if (isSpillableName(name)) {
@@ -158,8 +169,9 @@ export function planSpill(input: SpillPlanInput): SpillPlan {
   let argv = input.argvBytes(spilledNames);
   let footprint = footprintNow(argv);
   if (footprint > limits.execLimit && candidates.length > 0) {
-    candidates.sort((a, b) => b.bytes - a.bytes || compareNames(a.name, b.name));
-    for (const candidate of candidates) {
+    const spillable = candidates.filter((candidate) => isSpillableName(candidate.name));
+    spillable.sort((a, b) => b.bytes - a.bytes || compareNames(a.name, b.name));
+    for (const candidate of spillable) {
       if (footprint <= limits.execLimit) break;
       spill(candidate.name, candidate.bytes, 2);
       argv = input.argvBytes(spilledNames);

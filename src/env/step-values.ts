@@ -211,7 +211,8 @@ export function stepValueEnv(values: StepValues, options: StepValueOptions = {})
 
   for (const [key, value] of top) visit(`${prefix}${key}`, value, 0);
 
-  if (aliases !== false) {
+  // No declared bare names: no alias at all (each would be passed over, not skipped).
+  if (aliases !== false && (aliases === true || aliases.size > 0)) {
     const aliasNames = new Set<string>();
     for (const [key, value] of top) {
       const alias = asciiUpper(key);

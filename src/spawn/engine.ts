@@ -35,7 +35,9 @@ export interface CaptureRequest {
 export interface EngineRequest {
   readonly file: string;
   readonly argv: ReadonlyArray<string | Buffer>;
-  readonly envp: ReadonlyArray<string | Buffer>;
+  /** Σ UTF-8 bytes + NUL of argv, as the exec-size model measured it (validated: no NUL inside). */
+  readonly argvBytes?: number | undefined;
+  /** The validated environment, in order (frozen and reused when the caller's env was frozen). */
   readonly entries: readonly EnvEntry[];
   readonly cwd: string | undefined;
   readonly stdio: readonly StdioSlot[];

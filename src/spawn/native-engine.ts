@@ -16,6 +16,7 @@
  */
 import { Socket } from "node:net";
 import { constants } from "node:os";
+import { packedEnvp, packStrings } from "../env-input.js";
 import type { NativeBinding, RawChildExit, RawChildHandle, RawExecControls } from "../native.js";
 import type { Engine, EngineChild, EngineExit, EngineRequest, TakenOver } from "./engine.js";
 import type { ExecControls } from "./exec-controls.js";
@@ -172,10 +173,14 @@ export function nativeEngine(binding: SpawnCapable): Engine {
       if (request.cleanup === true) startWatchdog();
       const capture = request.capture;
       const captured = capture !== undefined && capture.slots.length > 0 ? capture.slots : NONE;
+      const argv = packStrings(request.argv, "spawn: argv", request.argvBytes);
+      const envp = packedEnvp(request.entries);
       const handle = binding.spawn({
         file: request.file,
-        argv: request.argv,
-        envp: request.envp,
+        argv: argv.bytes,
+        argvCount: argv.count,
+        envp: envp.bytes,
+        envpCount: envp.count,
         cwd: request.cwd,
         stdio: stdioFds(request),
         capture: captured.length > 0 ? captured : undefined,

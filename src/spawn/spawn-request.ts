@@ -12,7 +12,7 @@ import { Buffer } from "node:buffer";
 import { accessSync, constants as fsConstants, statSync } from "node:fs";
 import { constants } from "node:os";
 import { resolve } from "node:path";
-import { type EnvEntry, envEntries, toEnvp } from "../env-input.js";
+import { type EnvEntry, envEntriesOnce } from "../env-input.js";
 import { displayName, systemError } from "../errors.js";
 import { footprintOf } from "../limits.js";
 import type { CaptureRequest, EngineRequest } from "./engine.js";
@@ -29,7 +29,6 @@ export interface SpawnInput {
   readonly cwd: string | undefined;
   readonly argv: ReadonlyArray<string | Buffer>;
   readonly entries: readonly EnvEntry[];
-  readonly envp: ReadonlyArray<string | Buffer>;
 }
 
 /** Validates a call to `api`; throws TypeError or InvalidEnvError, never anything else. */
@@ -49,14 +48,14 @@ export function spawnInput(
     }
   }
   const o = normalizeOptions(options);
-  const entries = envEntries(o.env, `${api}: options.env`);
+  // A frozen env (a runtime's snapshot, a host's base env) is validated once, not per spawn.
+  const entries = envEntriesOnce(o.env, `${api}: options.env`);
   return {
     file,
     options: o,
     cwd: o.cwd === undefined ? undefined : resolve(o.cwd),
     argv: [o.argv0 ?? file, ...(args as ReadonlyArray<string | Buffer>)],
     entries,
-    envp: toEnvp(entries),
   };
 }
 
@@ -92,7 +91,7 @@ export function engineRequest(input: SpawnInput): EngineRequest {
   return {
     file,
     argv: input.argv,
-    envp: input.envp,
+    argvBytes: fit.argvBytes,
     entries: input.entries,
     cwd: input.cwd,
     stdio: o.stdio,

@@ -9,6 +9,7 @@
 import { Buffer } from "node:buffer";
 import { spawnSync as spawnChildSync } from "node:child_process";
 import { constants } from "node:os";
+import { packedEnvp, packStrings } from "../env-input.js";
 import { systemError } from "../errors.js";
 import type { NativeBinding } from "../native.js";
 import type { EngineRequest, ResourceUsage } from "./engine.js";
@@ -48,10 +49,14 @@ export function canRunSyncNatively(binding: NativeBinding | null): binding is Sy
 export function nativeSyncEngine(binding: SyncCapable): SyncEngine {
   const alwaysChildPath = childPathForced();
   return (request, bounds) => {
+    const argv = packStrings(request.argv, "spawn: argv", request.argvBytes);
+    const envp = packedEnvp(request.entries);
     const raw = binding.spawnSync({
       file: request.file,
-      argv: request.argv,
-      envp: request.envp,
+      argv: argv.bytes,
+      argvCount: argv.count,
+      envp: envp.bytes,
+      envpCount: envp.count,
       cwd: request.cwd,
       stdio: stdioFds(request),
       input: bounds.input,

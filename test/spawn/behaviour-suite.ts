@@ -286,6 +286,67 @@ export function behaviourSuite(mode: Mode): void {
       expect(result.stdout).toEqual(Buffer.from(expected));
     });
 
+    it("passes a frozen environment of 10,000 variables exactly, every time it is reused", async () => {
+      const env: Record<string, string> = {};
+      // Under the fallback's conservative 256 KiB budget too.
+      for (let i = 0; i < 10_000; i++) env[`V${String(i).padStart(5, "0")}`] = `${i}é`;
+      Object.freeze(env);
+      const expected = Buffer.from(
+        Object.entries(env)
+          .map(([k, v]) => `${k}=${v}\0`)
+          .join(""),
+      );
+      for (let run = 0; run < 2; run++) {
+        const result = await spawn(inspect, ["environ"], { env, encoding: "buffer" });
+        expect(result.stdout.length).toBe(expected.length);
+        expect(result.stdout.equals(expected)).toBe(true);
+      }
+    });
+
+    it("reads a changed environment afresh: a record, or a Buffer in a frozen one", async () => {
+      const env: Record<string, string> = { A: "1" };
+      const bytes = Buffer.from("x");
+      const frozen = Object.freeze({ B: bytes });
+      for (const value of ["1", "2"]) {
+        env["A"] = value;
+        bytes.write(value);
+        const record = await spawn(inspect, ["environ"], { env, encoding: "buffer" });
+        expect(record.stdout).toEqual(Buffer.from(`A=${value}\0`));
+        const buffered = await spawn(inspect, ["environ"], { env: frozen, encoding: "buffer" });
+        expect(buffered.stdout).toEqual(Buffer.from(`B=${value}\0`));
+      }
+    });
+
+    it("passes large argv and environments exactly, spawn after spawn", async () => {
+      // Each spawn's packed bytes may reuse the last one's buffer: a longer
+      // pack followed by a shorter one must not leak a byte of the first.
+      const cmdline = "cat /proc/$$/cmdline; printf '\\0'; cat /proc/$$/environ";
+      const runs = [
+        { args: ["é".repeat(3000), "b".repeat(9000)], env: { BIG: "v".repeat(9000), X: "1" } },
+        { args: ["short", Buffer.from("Bü"), ""], env: { Y: "2".repeat(5000) } },
+        { args: ["c".repeat(5000)], env: {} },
+      ];
+      const children = runs.map(({ args, env }) =>
+        spawn("/bin/sh", ["-c", cmdline, "sh", ...args], { env, encoding: "buffer" }),
+      );
+      for (const [i, child] of children.entries()) {
+        const { args, env } = runs[i]!;
+        const expected = Buffer.concat([
+          ...["/bin/sh", "-c", cmdline, "sh", ...args].map((a) =>
+            Buffer.concat([Buffer.from(a), Buffer.alloc(1)]),
+          ),
+          Buffer.alloc(1),
+          Buffer.from(
+            Object.entries(env)
+              .map(([k, v]) => `${k}=${v}\0`)
+              .join(""),
+          ),
+        ]);
+        const { stdout } = await child;
+        expect(stdout.equals(expected)).toBe(true);
+      }
+    });
+
     it("honours argv[0] independently of the file", async () => {
       const result = await spawn(inspect, ["argv0"], { argv0: "custom-name" });
       expect(result.stdout).toBe("custom-name\n");

@@ -55,6 +55,88 @@ describe.runIf(binding?.spawn !== undefined)("native spawn binding", () => {
     ).toThrow(TypeError);
   });
 
+  describe("packed argv and envp (one Buffer of NUL-terminated strings and a count)", () => {
+    const packed = (strings: string[]) => Buffer.from(strings.map((x) => `${x}\0`).join(""));
+    const environOf = (o: Partial<RawSpawnOptions>) =>
+      new Promise<Buffer | null | undefined>((resolve) => {
+        spawn({
+          file: "/bin/cat",
+          argv: packed(["cat", "/proc/self/environ"]),
+          argvCount: 2,
+          stdio: [-1, -2, -1],
+          capture: [1],
+          captureLimit: 1 << 24,
+          onOverflow() {},
+          onExit: (e) => resolve((e as RawChildExit).output?.[1]),
+          ...o,
+        });
+      });
+
+    it("passes 10,000 packed variables byte for byte, in order", async () => {
+      const env = Array.from({ length: 10_000 }, (_, i) => `V${9999 - i}=${"x".repeat(90)}é`);
+      const bytes = packed(env);
+      const environ = await environOf({ envp: bytes, envpCount: env.length });
+      // Buffer#equals: a deep toEqual of a megabyte takes seconds.
+      expect(environ?.length).toBe(bytes.length);
+      expect(environ?.equals(bytes)).toBe(true);
+      expect(await environOf({ envp: Buffer.alloc(0), envpCount: 0 })).toEqual(Buffer.alloc(0));
+    });
+
+    it.each([
+      ["a NUL inside a string (more strings than the count)", packed(["A=1\0B=2"]), 1],
+      ["fewer strings than the count", packed(["A=1"]), 2],
+      ["no NUL at the end", Buffer.from("A=1"), 1],
+      ["a count beyond the length", packed(["A"]), 3],
+      ["a fractional count", packed(["A=1"]), 0.5],
+      ["a missing count", packed(["A=1"]), undefined],
+      ["a string count", packed(["A=1"]), "1"],
+    ])("refuses %s with a TypeError, starting nothing", (_what, envp, envpCount) => {
+      expect(() =>
+        spawn({
+          envp,
+          envpCount: envpCount as number,
+          onExit: () => {
+            throw new Error("nothing may start");
+          },
+        }),
+      ).toThrow(TypeError);
+    });
+
+    it("refuses an empty packed argv", () => {
+      expect(() => spawn({ argv: Buffer.alloc(0), argvCount: 0 })).toThrow(
+        new TypeError("spawn: argv must not be empty"),
+      );
+    });
+
+    it("checks the bytes after the last option is read (a getter cannot slip a change in)", () => {
+      const withGetter = (argv: Buffer, change: () => void) =>
+        Object.defineProperty({ ...rawSpawnOptions({ argv, argvCount: 1 }) }, "onExit", {
+          enumerable: true,
+          get() {
+            change();
+            return () => {
+              throw new Error("nothing may start");
+            };
+          },
+        }) as RawSpawnOptions;
+      // The terminator overwritten by a getter read later.
+      const unterminated = Buffer.from("true\0", "latin1");
+      expect(() =>
+        binding!.spawn!(withGetter(unterminated, () => unterminated.write("x", 4, "latin1"))),
+      ).toThrow(TypeError);
+      // The bytes detached by a getter read later (a detached Buffer has length 0).
+      const backing = new ArrayBuffer(5);
+      const detachable = Buffer.from(backing);
+      detachable.write("true\0", "latin1");
+      expect(() =>
+        binding!.spawn!(
+          withGetter(detachable, () => structuredClone(backing, { transfer: [backing] })),
+        ),
+      ).toThrow(TypeError);
+      expect(detachable.length).toBe(0);
+    });
+  });
+
   it("throws a Node-style error for a failed exec", () => {
     expect(() => spawn({ file: "/nonexistent" })).toThrow(
       expect.objectContaining({

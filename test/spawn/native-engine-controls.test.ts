@@ -37,7 +37,6 @@ function fakeBinding() {
 const request = (controls: EngineRequest["controls"]): EngineRequest => ({
   file: "/bin/true",
   argv: ["true"],
-  envp: [],
   entries: [],
   cwd: undefined,
   stdio: ["ignore", "ignore", "ignore"],

@@ -36,7 +36,6 @@ function fakeBinding(fail?: Error, handleExtras: Partial<RawChildHandle> = {}) {
 const request = (stdio: EngineRequest["stdio"]): EngineRequest => ({
   file: "/bin/true",
   argv: ["true"],
-  envp: [],
   entries: [],
   cwd: undefined,
   stdio,

@@ -85,7 +85,6 @@ describe("a captured output that cannot be decoded", () => {
       {
         file: "/bin/true",
         argv: ["true"],
-        envp: [],
         entries: [],
         cwd: undefined,
         stdio: ["ignore", "pipe", "ignore"],

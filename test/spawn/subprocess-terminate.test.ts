@@ -49,7 +49,6 @@ function fakeRun(leaderReaped: boolean) {
     {
       file: "/bin/sh",
       argv: ["sh"],
-      envp: [],
       entries: [],
       cwd: undefined,
       stdio: ["ignore", "pipe", "ignore"],
