@@ -16,8 +16,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
 import { createRuntime, renderPreamble, spawn, writeSpillValues } from "../dist/index.js";
-import { spillValuesBytes } from "../dist/step/preamble.js";
 import { nativeBinding } from "../dist/native.js";
+import { spillValuesBytes } from "../dist/step/preamble.js";
 import { median } from "./stats.mjs";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 60);
