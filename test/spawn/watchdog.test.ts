@@ -268,10 +268,10 @@ describe("a bash step ends with its host (cleanup, the runtime.bash default)", (
   it("a grandchild that calls setsid leaves the group and survives (the documented limit)", async () => {
     // The step reports only once the escapee leads its own session (field 6 of
     // /proc/PID/stat): a host killed before setsid() ran would take it along.
-    const escape =
+    const escapee =
       "setsid sleep 1000 & e=$!; " +
       'until [ "$(cut -d\' \' -f6 /proc/$e/stat)" = "$e" ]; do sleep 0.01; done; mark $e';
-    const host = startHost([{ body: `${escape}; sleep 1000 & mark $!` }], "wait");
+    const host = startHost([{ body: `${escapee}; sleep 1000 & mark $!` }], "wait");
     const { pid, steps } = await host.report;
     // `setsid CMD &` forks (bash's background child is a group member), so setsid
     // itself execs sleep in a new session: the pid bash printed is that sleep.
