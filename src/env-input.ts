@@ -293,15 +293,14 @@ export function packedEnvp(entries: readonly EnvEntry[]): PackedStrings {
     if (raw !== undefined) {
       bytes.set(raw, at);
       at += raw.length;
-    } else if (typeof value === "string") {
-      at += bytes.write(name, at);
-      bytes[at++] = EQUALS_SIGN;
-      at += bytes.write(value, at);
     } else {
       at += bytes.write(name, at);
       bytes[at++] = EQUALS_SIGN;
-      bytes.set(value, at);
-      at += value.length;
+      if (typeof value === "string") at += bytes.write(value, at);
+      else {
+        bytes.set(value, at);
+        at += value.length;
+      }
     }
     bytes[at++] = 0;
   }
