@@ -89,7 +89,7 @@ export class EnvBudgetError extends Error {
  */
 export class SpillError extends Error {
   override readonly name = "SpillError";
-  readonly code: "ERR___exactspawn_spill_NUL" | "ERR___exactspawn_spill_WRITE";
+  readonly code: "ERR_EXACTSPAWN_SPILL_NUL" | "ERR_EXACTSPAWN_SPILL_WRITE";
   readonly variable: string;
   readonly bytes: number;
   /** The I/O error's code (ENOENT, ENOSPC, …) for write failures. */

@@ -100,7 +100,7 @@ function sortedNames(names: Iterable<string>): readonly string[] {
  * Plans which step values spill (see the module comment for the rules).
  * Pure and deterministic apart from WARN/DEBUG log lines (names and sizes
  * only). When nothing spills or is dropped, `inline` is the input map itself. Throws SpillError (code
- * ERR___exactspawn_spill_NUL) when a value that must spill contains NUL.
+ * ERR_EXACTSPAWN_SPILL_NUL) when a value that must spill contains NUL.
  */
 export function planSpill(input: SpillPlanInput): SpillPlan {
   const cap = input.perValueCap ?? PER_VALUE_ENV_CAP;
@@ -122,7 +122,7 @@ export function planSpill(input: SpillPlanInput): SpillPlan {
     const value = env.get(name) ?? "";
     if (value.includes("\0")) {
       throw new SpillError(
-        "ERR___exactspawn_spill_NUL",
+        "ERR_EXACTSPAWN_SPILL_NUL",
         name,
         Buffer.byteLength(value, "utf8"),
         "the value contains a NUL byte, which the spill preamble cannot read back",

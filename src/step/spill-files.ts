@@ -222,7 +222,7 @@ export interface SpillValues {
  * Writes the plan's spilled values (taken from `env`, the environment the
  * plan was made from; Buffers are written as they are) one after another
  * into one descriptor, each distinct string value once (see spillReads). Opens nothing when the plan spilled nothing. Throws
- * SpillError (ERR___exactspawn_spill_WRITE, or the UnsafeTmpdirError's code
+ * SpillError (ERR_EXACTSPAWN_SPILL_WRITE, or the UnsafeTmpdirError's code
  * as its ioCode) naming the first spilled variable, the total byte length
  * and the I/O code, never a value; TypeError, before opening anything, when
  * `env` lacks a spilled name (e.g. `plan.inline` was passed).
@@ -261,7 +261,7 @@ export function writeSpillValues(
       error instanceof UnsafeTmpdirError
         ? `${error.message}`
         : `${code} opening the spill descriptor`;
-    throw new SpillError("ERR___exactspawn_spill_WRITE", first.name, bytes, detail, {
+    throw new SpillError("ERR_EXACTSPAWN_SPILL_WRITE", first.name, bytes, detail, {
       cause: error,
       ioCode: code,
     });

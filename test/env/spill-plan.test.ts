@@ -193,7 +193,7 @@ describe("planSpill: unspillable names, NUL and identity", () => {
     }
     expect(error).toBeInstanceOf(SpillError);
     const spillError = error as SpillError;
-    expect(spillError.code).toBe("ERR___exactspawn_spill_NUL");
+    expect(spillError.code).toBe("ERR_EXACTSPAWN_SPILL_NUL");
     expect(spillError.variable).toBe("RECIPE_VAR_n");
     expect(spillError.bytes).toBe(Buffer.byteLength(value));
     expect(spillError.message).toContain("RECIPE_VAR_n");

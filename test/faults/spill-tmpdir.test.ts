@@ -79,7 +79,7 @@ function expectSpillError(report: SpillReport, ioCode: string): void {
   console.log(`spill fault ${ioCode}: ${JSON.stringify(report)}`);
   expect(report).toMatchObject({
     name: "SpillError",
-    code: "ERR___exactspawn_spill_WRITE",
+    code: "ERR_EXACTSPAWN_SPILL_WRITE",
     ioCode,
     messageHasValue: false,
     zombies: 0,

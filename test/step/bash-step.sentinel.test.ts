@@ -110,7 +110,7 @@ describe("no value in any log line or error", () => {
       );
     }
     for (const error of errors) {
-      expect(error).toMatchObject({ name: "SpillError", code: "ERR___exactspawn_spill_WRITE" });
+      expect(error).toMatchObject({ name: "SpillError", code: "ERR_EXACTSPAWN_SPILL_WRITE" });
       expect(errorText(error)).not.toContain(SENTINEL);
     }
     expect(logs()).not.toContain(SENTINEL);

@@ -192,7 +192,7 @@ describe("spill descriptors", () => {
       const error = await rejection(step);
       expect(error).toMatchObject({
         name: "SpillError",
-        code: "ERR___exactspawn_spill_WRITE",
+        code: "ERR_EXACTSPAWN_SPILL_WRITE",
         ioCode: "ENOENT",
       });
     }
