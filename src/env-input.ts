@@ -356,12 +356,3 @@ export function packStrings(
   }
   return { bytes: at === bytes.length ? bytes : bytes.subarray(0, at), count };
 }
-
-/** Renders validated entries as the envp the child receives ("NAME=value" strings or Buffers). */
-export function toEnvp(entries: readonly EnvEntry[]): EnvValue[] {
-  return entries.map(({ name, value, raw }) => {
-    if (raw !== undefined) return raw;
-    if (typeof value === "string") return `${name}=${value}`;
-    return Buffer.concat([Buffer.from(`${name}=`, "utf8"), value]);
-  });
-}

@@ -6,7 +6,6 @@ import {
   knownEnvTotals,
   packedEnvp,
   packStrings,
-  toEnvp,
 } from "../src/env-input.js";
 import { InvalidEnvError } from "../src/errors.js";
 import { envPairBytes, execFits } from "../src/limits.js";
@@ -96,7 +95,9 @@ describe("records", () => {
     const record = JSON.parse('{"__proto__": "p", "constructor": "c", "toString": "t"}');
     const names = envEntries(record).map((e) => e.name);
     expect(names).toEqual(["__proto__", "constructor", "toString"]);
-    expect(toEnvp(envEntries(record))).toEqual(["__proto__=p", "constructor=c", "toString=t"]);
+    expect(packedEnvp(envEntries(record)).bytes.toString()).toBe(
+      "__proto__=p\0constructor=c\0toString=t\0",
+    );
   });
 
   it("never reads inherited properties", () => {
@@ -110,18 +111,17 @@ describe("records", () => {
   });
 });
 
-describe("toEnvp", () => {
+describe("the rendered envp", () => {
   it("keeps order, duplicates and non-UTF-8 bytes exactly", () => {
     const raw = Buffer.from([0x41, 0x3d, 0xff, 0x80]);
-    const envp = toEnvp(envEntries(["B=2", raw, "B=3"]));
-    expect(envp[0]).toBe("B=2");
-    expect(Buffer.compare(envp[1] as Buffer, raw)).toBe(0);
-    expect(envp[2]).toBe("B=3");
+    const envp = packedEnvp(envEntries(["B=2", raw, "B=3"]));
+    expect(envp.count).toBe(3);
+    expect(envp.bytes).toEqual(Buffer.concat([Buffer.from("B=2\0"), raw, Buffer.from("\0B=3\0")]));
   });
 
   it("encodes non-ASCII names of string entries as UTF-8", () => {
-    const [pair] = toEnvp(envEntries({ É: Buffer.from([0xff]) }));
-    expect(Buffer.compare(pair as Buffer, Buffer.from([0xc3, 0x89, 0x3d, 0xff]))).toBe(0);
+    const envp = packedEnvp(envEntries({ É: Buffer.from([0xff]) }));
+    expect(envp.bytes).toEqual(Buffer.from([0xc3, 0x89, 0x3d, 0xff, 0]));
   });
 });
 
