@@ -189,7 +189,8 @@ export function layerEnv(input: LayerInput): LayeredEnv {
           (undeclared(upper, stepPrefix) ? "undeclared_name" : undefined));
       if (reason !== undefined) {
         const key = String(name);
-        skipped.push(Object.freeze({ layer: "step", key, name: asciiUpper(key), reason }));
+        const shown = identifier ? upper : asciiUpper(key);
+        skipped.push(Object.freeze({ layer: "step", key, name: shown, reason }));
         continue;
       }
       put(name, value, "step");

@@ -230,7 +230,7 @@ export function resolveSandbox(
     );
   }
   const write = sandbox.writable.map(real);
-  const exec = sandbox.executable?.map(real) ?? [...existingProgramDirs()];
+  const exec = sandbox.executable?.map(real) ?? existingProgramDirs();
   if (!sandbox.executeWritable) {
     for (const w of write) {
       const overlap = exec.find((x) => beneath(w, x) || beneath(x, w));
