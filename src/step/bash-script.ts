@@ -11,9 +11,9 @@
 import { Buffer } from "node:buffer";
 import type { ArgvSize } from "../env/spill-plan.js";
 import {
+  assignLine,
   copyLine,
   loadLine,
-  readLine,
   renderPreamble,
   type SpillRead,
   scriptLoader,
@@ -181,7 +181,7 @@ export function bashArgvSizer(
       const value = input.value(name);
       const earlier = firstByValue.get(value);
       if (earlier === undefined) {
-        knownReads += bytesOf(readLine(name, firstByValue.size));
+        knownReads += bytesOf(assignLine(name, firstByValue.size));
         firstByValue.set(value, name);
       } else {
         knownReads += bytesOf(copyLine(name, earlier));

@@ -116,7 +116,7 @@ export function loadLine(count: number, fd: number): string {
 }
 
 /** The line that gives `name` the value read at `index`. Names are ASCII identifiers. */
-export function readLine(name: string, index: number): string {
+export function assignLine(name: string, index: number): string {
   return `${name}=\${${SPILL_ARRAY}[${index}]}\n`;
 }
 
@@ -190,7 +190,7 @@ export function renderPreamble(
       );
     }
     if (sameAs === undefined) {
-      body += readLine(name, read.size);
+      body += assignLine(name, read.size);
       read.add(name);
     } else if (read.has(sameAs)) {
       body += copyLine(name, sameAs);
