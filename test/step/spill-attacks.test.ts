@@ -77,16 +77,26 @@ describe.runIf(isRoot)("a second local user racing renames in a world-writable T
   it("the attacker loop really works: a file created there by name is swapped", async () => {
     // Shows the race the descriptors avoid (and that the test would see it).
     execFileSync("sh", ["-c", `printf mine > "${dir}/probe"`]);
-    const swapped = () =>
-      existsSync(join(dir, "probe")) && readFileSync(join(dir, "probe"), "utf8") === "echo evil\n";
-    for (let i = 0; i < 500 && !(swapped() && found.includes("/probe")); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
+    // The loop renames, then writes: between the two the name is missing
+    // or the new file is still empty, so a miss is simply "not yet".
+    const swapped = () => {
+      try {
+        return readFileSync(join(dir, "probe"), "utf8") === "echo evil\n";
+      } catch {
+        return false;
+      }
+    };
+    try {
+      for (let i = 0; i < 3000 && !(swapped() && found.includes("/probe")); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(found).toContain(`${dir}/probe`);
+      expect(swapped()).toBe(true);
+    } finally {
+      found = "";
+      rmSync(join(dir, "probe"), { force: true });
+      rmSync(join(dir, "probe.moved"), { force: true });
     }
-    expect(found).toContain(`${dir}/probe`);
-    expect(swapped()).toBe(true);
-    found = "";
-    rmSync(join(dir, "probe"), { force: true });
-    rmSync(join(dir, "probe.moved"), { force: true });
   });
 
   // Breaking the control: with every step forced to the named kind and the
