@@ -136,17 +136,24 @@ export function trustedEnvMap(input: unknown, label: string): Map<string, string
  * echoing the value; every other problem of an untrusted entry is a skip.
  */
 export function layerEnv(input: LayerInput): LayeredEnv {
-  const caseInsensitive = input.caseInsensitive === true;
-  // Each final variable by key: the name itself, or its ASCII upper-case form in
-  // case-insensitive mode (then `name` keeps the winning layer's spelling).
-  const winners = new Map<string, { name: string; value: string; layer: EnvLayer }>();
-  const put = caseInsensitive
-    ? (name: string, value: string, layer: EnvLayer): void => {
-        winners.set(asciiUpper(name), { name, value, layer });
-      }
-    : (name: string, value: string, layer: EnvLayer): void => {
-        winners.set(name, { name, value, layer });
-      };
+  // Each final variable's value and layer by key, the last put winning: the
+  // name itself, or in case-insensitive mode its ASCII upper-case form (then
+  // `spelling` keeps the winning layer's spelling of the name).
+  const values = new Map<string, string>();
+  const layers = new Map<string, EnvLayer>();
+  const spelling = input.caseInsensitive === true ? new Map<string, string>() : undefined;
+  const put =
+    spelling === undefined
+      ? (name: string, value: string, layer: EnvLayer): void => {
+          values.set(name, value);
+          layers.set(name, layer);
+        }
+      : (name: string, value: string, layer: EnvLayer): void => {
+          const key = asciiUpper(name);
+          values.set(key, value);
+          layers.set(key, layer);
+          spelling.set(key, name);
+        };
   const skipped: LayerSkip[] = [];
   const bareNames = input.bareNames ?? new Set<string>();
   // A bare name is one outside the untrusted layer's own namespace; only declared ones pass.
@@ -211,17 +218,29 @@ export function layerEnv(input: LayerInput): LayeredEnv {
     put(input.correlation[0], input.correlation[1], "correlation");
   }
 
-  // Default sort compares UTF-16 code units, the same order as compareNames.
-  const ordered = caseInsensitive
-    ? [...winners.values()].sort((a, b) => compareNames(a.name, b.name))
-    : [...winners.keys()].sort().map((name) => winners.get(name)!);
   const env = new Map<string, string>();
-  const origin = new Map<string, EnvLayer>();
   const stepValueNames: string[] = [];
-  for (const { name, value, layer } of ordered) {
-    env.set(name, value);
-    origin.set(name, layer);
-    if (layer === "step") stepValueNames.push(name);
+  let origin: Map<string, EnvLayer>;
+  if (spelling === undefined) {
+    // Keyed by the final names already: the layers map is the origin map.
+    origin = layers;
+    // Default sort compares UTF-16 code units, the same order as compareNames.
+    for (const name of [...values.keys()].sort()) {
+      env.set(name, values.get(name)!);
+      if (layers.get(name) === "step") stepValueNames.push(name);
+    }
+  } else {
+    origin = new Map();
+    const keys = [...spelling.keys()].sort((a, b) =>
+      compareNames(spelling.get(a)!, spelling.get(b)!),
+    );
+    for (const key of keys) {
+      const name = spelling.get(key)!;
+      const layer = layers.get(key)!;
+      env.set(name, values.get(key)!);
+      origin.set(name, layer);
+      if (layer === "step") stepValueNames.push(name);
+    }
   }
   return Object.freeze({
     env,

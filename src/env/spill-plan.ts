@@ -17,10 +17,10 @@
  * every log line carry names and sizes, never values.
  */
 import { Buffer } from "node:buffer";
+import { pairBytes } from "../env-input.js";
 import { compareNames, SpillError } from "../errors.js";
 import { PER_VALUE_ENV_CAP, POINTER_BYTES } from "../limits.js";
 import { type Logger, logger } from "../log.js";
-import { measureEnv } from "./bounded-env.js";
 import { isSpillableName } from "./names.js";
 
 /** The size of an argv as the exact exec model counts it. */
@@ -108,9 +108,13 @@ export function planSpill(input: SpillPlanInput): SpillPlan {
   const { env, stepNames, limits } = input;
   const fileBytes = Buffer.byteLength(input.file, "utf8") + 1;
 
-  const sizes = measureEnv(env);
+  const sizes = new Map<string, number>();
   let envBytes = 0;
-  for (const bytes of sizes.values()) envBytes += bytes;
+  for (const [name, value] of env) {
+    const bytes = pairBytes(name, value);
+    sizes.set(name, bytes);
+    envBytes += bytes;
+  }
   let envCount = env.size;
 
   const removed = new Set<string>();
@@ -136,19 +140,15 @@ export function planSpill(input: SpillPlanInput): SpillPlan {
     log.debug({ name, bytes, phase }, "step value spilled to a private file");
   };
 
-  const candidates: SpilledVariable[] = [];
   // The default sort compares UTF-16 code units, the order compareNames defines.
+  const names = sortedNames(stepNames);
   let previous: string | undefined;
-  for (const name of sortedNames(stepNames)) {
+  for (const name of names) {
     if (name === previous) continue; // a name listed twice is one candidate
     previous = name;
     const bytes = sizes.get(name);
-    if (bytes === undefined || env.get(name) === "") continue;
-    if (bytes <= cap) {
-      // Spillability is checked only if phase 2 needs candidates (rarely).
-      candidates.push({ name, bytes });
-      continue;
-    }
+    // Under the cap: a phase-2 candidate, gathered only if phase 2 runs (rarely).
+    if (bytes === undefined || bytes <= cap) continue;
     if (isSpillableName(name)) {
       spill(name, bytes, 1);
     } else {
@@ -168,8 +168,16 @@ export function planSpill(input: SpillPlanInput): SpillPlan {
 
   let argv = input.argvBytes(spilledNames);
   let footprint = footprintNow(argv);
-  if (footprint > limits.execLimit && candidates.length > 0) {
-    const spillable = candidates.filter((candidate) => isSpillableName(candidate.name));
+  if (footprint > limits.execLimit) {
+    const spillable: SpilledVariable[] = [];
+    previous = undefined;
+    for (const name of names) {
+      if (name === previous) continue;
+      previous = name;
+      const bytes = sizes.get(name);
+      if (bytes === undefined || removed.has(name) || env.get(name) === "") continue;
+      if (isSpillableName(name)) spillable.push({ name, bytes });
+    }
     spillable.sort((a, b) => b.bytes - a.bytes || compareNames(a.name, b.name));
     for (const candidate of spillable) {
       if (footprint <= limits.execLimit) break;

@@ -140,6 +140,7 @@ function childValues(node: object): unknown[] {
 function assertTree(top: readonly [string, unknown][]): void {
   const seen = new Set<object>();
   for (const [key, root] of top) {
+    if (root === null || typeof root !== "object") continue; // a string or number: no graph
     const stack: unknown[] = [root];
     while (stack.length > 0) {
       const node = stack.pop();

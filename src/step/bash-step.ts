@@ -169,7 +169,7 @@ export interface BashStepPlan {
   readonly tmpdir: string;
   /** Exact-model bytes of the planned exec. */
   readonly footprint: number;
-  /** Every variable and its fate, sorted by name. */
+  /** Every variable and its fate, sorted by name (built on first read). */
   readonly variables: readonly VariableReport[];
 }
 
@@ -349,18 +349,31 @@ export function planBashStep(
     limits,
     ...(host.logger === undefined ? {} : { log: host.logger }),
   });
-  const bounded = boundedEnv({
-    env: spill.inline,
-    inheritedNames: inheritedNames(layered),
-    untrustedNames: contextNames(layered),
-    protected: host.protected,
-    file: interpreter,
-    argv: spill.argv,
-    limits,
-    sizes: spill.sizes,
-    ...(host.logger === undefined ? {} : { log: host.logger }),
-  });
+  // The spill plan measured the same exec with the same model: when it fits,
+  // trimming has nothing to do and the inline env is the env.
+  const bounded: BoundedEnv = spill.fits
+    ? {
+        env: spill.inline,
+        dropped: [],
+        skipped: [],
+        footprint: spill.footprint,
+        limit: limits.execLimit,
+      }
+    : boundedEnv({
+        env: spill.inline,
+        inheritedNames: inheritedNames(layered),
+        untrustedNames: contextNames(layered),
+        protected: host.protected,
+        file: interpreter,
+        argv: spill.argv,
+        limits,
+        sizes: spill.sizes,
+        ...(host.logger === undefined ? {} : { log: host.logger }),
+      });
   const scriptMode = stepInvocation(interpreter, command, spill, layered.env, options).mode;
+  // The per-variable report is for explaining a plan (the CLI, a host's own
+  // view); running the step never reads it, so it is built on first read.
+  let variables: readonly VariableReport[] | undefined;
   return {
     interpreter,
     limits,
@@ -371,7 +384,10 @@ export function planBashStep(
     scriptMode,
     tmpdir,
     footprint: bounded.footprint,
-    variables: variableReports(layered, steps.skipped, spill, bounded),
+    get variables(): readonly VariableReport[] {
+      variables ??= Object.freeze(variableReports(layered, steps.skipped, spill, bounded));
+      return variables;
+    },
   };
 }
 
