@@ -10,6 +10,7 @@
  * variable, never its value.
  */
 import { Buffer } from "node:buffer";
+import { isFrozenMap } from "./env/frozen-map.js";
 import { displayName, InvalidEnvError } from "./errors.js";
 
 export type EnvValue = string | Buffer;
@@ -157,7 +158,8 @@ const totalsOf = new WeakMap<readonly EnvEntry[], EnvTotals>();
  * entries too, whatever Object.freeze says).
  */
 function immutableEnv(env: object): boolean {
-  if (env instanceof Map || !Object.isFrozen(env)) return false;
+  if (env instanceof Map) return isFrozenMap(env);
+  if (!Object.isFrozen(env)) return false;
   if (Array.isArray(env)) {
     for (const pair of env) if (typeof pair !== "string") return false;
     return true;

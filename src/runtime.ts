@@ -8,6 +8,7 @@
  * and runtime.bash are added by the spawn layer on top of it.
  */
 
+import { tmpdir as osTmpdir } from "node:os";
 import {
   type ContextExport,
   type ContextExporter,
@@ -22,14 +23,14 @@ import {
   type DenylistAdditions,
   matchesDenylist,
 } from "./env/denylist.js";
-import { freezeMap } from "./env/env-map.js";
+import { freezeMap } from "./env/frozen-map.js";
 import {
   type EnvSnapshot,
   type InheritedBase,
   inheritedBase,
   snapshotEnv,
 } from "./env/inherited.js";
-import { type LayeredEnv, layerEnv, trustedEnvMap } from "./env/layers.js";
+import { type EnvLayer, type LayeredEnv, layerEnv, trustedEnvMap } from "./env/layers.js";
 import {
   asciiUpper,
   defaultProtectedNames,
@@ -442,6 +443,10 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     cleanup: stepCleanup,
   });
 
+  // The env of a build with no per-call layer depends on the runtime alone: it
+  // is built once, frozen, and handed out again (so what spawn derives from
+  // it, the validated and packed envp, is kept too).
+  let fixedLayered: LayeredEnv | undefined;
   const buildEnv = (build: BuildEnvOptions = {}): LayeredEnv => {
     if (build === null || typeof build !== "object") {
       throw new TypeError("buildEnv: options must be an object");
@@ -452,7 +457,13 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       throw new TypeError("stepValues must be a Map of name to value");
     }
     const id = correlationValue(build.correlationId, "correlationId") ?? correlationId;
-    return layerEnv({
+    const fixed =
+      build.context === undefined &&
+      (stepValues === undefined || stepValues.size === 0) &&
+      build.extra === undefined &&
+      build.correlationId === undefined;
+    if (fixed && fixedLayered !== undefined) return fixedLayered;
+    const layered = layerEnv({
       inherited: inherited.env,
       inheritedDrops: inherited.dropped,
       context: build.context === undefined ? undefined : exporter(build.context),
@@ -469,9 +480,15 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       bareNames,
       contextNamespace,
     });
+    if (!fixed) return layered;
+    freezeMap(layered.env as Map<string, string>);
+    freezeMap(layered.origin as Map<string, EnvLayer>);
+    fixedLayered = layered;
+    return layered;
   };
 
   let interpreter: string | undefined;
+  let tmpdir: string | undefined;
   const host = {
     stepPrefix,
     aliases: bareNames === "any" ? true : bareNames,
@@ -481,7 +498,11 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     },
     buildEnv,
     protected: protectedNames,
-    tmpdir: () => parentEnv.get("TMPDIR") || undefined,
+    tmpdir: () => {
+      // Read once, like the rest of the parent environment.
+      tmpdir ??= parentEnv.get("TMPDIR") || osTmpdir();
+      return tmpdir;
+    },
     parentPath: () => parentEnv.get("PATH"),
     logger: log,
     retiredFields: retiredFieldWarner(log === undefined ? {} : { log }),

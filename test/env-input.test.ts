@@ -1,5 +1,6 @@
 /** Validation of every environment shape: bad input fails clearly and never echoes a value. */
 import { describe, expect, it } from "vitest";
+import { freezeMap } from "../src/env/frozen-map.js";
 import {
   envEntries,
   envEntriesOnce,
@@ -147,6 +148,23 @@ describe("envEntriesOnce", () => {
     const map = Object.freeze(new Map([["A", "1"]]));
     expect(envEntriesOnce(map)).not.toBe(envEntriesOnce(map));
     expect(knownEnvTotals(envEntriesOnce(open))).toBeUndefined();
+  });
+
+  it("treats a map frozen by the library (freezeMap) as fixed: its list is kept", () => {
+    const map = freezeMap(
+      new Map([
+        ["A", "1"],
+        ["B", "é"],
+      ]),
+    );
+    const first = envEntriesOnce(map);
+    expect(first.map((e) => [e.name, e.value])).toEqual([
+      ["A", "1"],
+      ["B", "é"],
+    ]);
+    expect(envEntriesOnce(map)).toBe(first);
+    expect(knownEnvTotals(first)).toEqual({ bytes: 4 + 5, largest: 5 });
+    expect(packedEnvp(first)).toBe(packedEnvp(envEntriesOnce(map)));
   });
 
   it("never caches a refusal", () => {

@@ -52,6 +52,40 @@ describe("createRuntime: snapshots", () => {
 });
 
 describe("createRuntime: buildEnv", () => {
+  it("builds the env without per-call layers once: the same frozen result, a fresh one with any per-call layer", () => {
+    const runtime = createRuntime({ parentEnv, logger: captureLog().logger });
+    const fixed = runtime.buildEnv();
+    expect(runtime.buildEnv({})).toBe(fixed);
+    expect(runtime.buildEnv({ stepValues: new Map() })).toBe(fixed);
+    expect(() => (fixed.env as Map<string, string>).set("PATH", "/x")).toThrow(TypeError);
+    expect(() => (fixed.origin as Map<string, string>).delete("PATH")).toThrow(TypeError);
+    expect(fixed.env.get("PATH")).toBe("/usr/bin");
+    const withValue = runtime.buildEnv({ stepValues: new Map([["RECIPE_VAR_a", "1"]]) });
+    expect(withValue).not.toBe(fixed);
+    expect(withValue.env.get("RECIPE_VAR_a")).toBe("1");
+    expect(runtime.buildEnv({ extra: { A: "1" } }).env.get("A")).toBe("1");
+    expect(runtime.buildEnv({ correlationId: "r1" }).env.get("EXACTSPAWN_RUN_ID")).toBe("r1");
+    expect(runtime.buildEnv({ context: { a: "1" } }).env.get("CTX_A")).toBe("1");
+    // None of those changed the fixed one.
+    expect(runtime.buildEnv()).toBe(fixed);
+    expect(
+      [...fixed.env.keys()].some((name) => /^(A|RECIPE_VAR_a|CTX_A|EXACTSPAWN_RUN_ID)$/.test(name)),
+    ).toBe(false);
+  });
+
+  it("reads the spill directory once, like the rest of the parent environment", () => {
+    const saved = process.env["TMPDIR"];
+    const runtime = createRuntime({ parentEnv, logger: captureLog().logger });
+    try {
+      const first = runtime.planBash("true").tmpdir;
+      process.env["TMPDIR"] = "/elsewhere";
+      expect(runtime.planBash("true").tmpdir).toBe(first);
+    } finally {
+      if (saved === undefined) delete process.env["TMPDIR"];
+      else process.env["TMPDIR"] = saved;
+    }
+  });
+
   it("exports context bare under the recipe-runner-compat preset, skips the rest, and keeps host values on top", () => {
     const log = captureLog();
     const runtime = createRuntime({

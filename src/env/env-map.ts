@@ -41,19 +41,3 @@ export function envMapOf(input: unknown, label: string, optional = true): Map<st
   }
   return out;
 }
-
-/**
- * Returns `map` frozen with its mutators disabled, so a snapshot handed out
- * cannot be changed through the ordinary Map methods.
- */
-export function freezeMap<K, V>(map: Map<K, V>): ReadonlyMap<K, V> {
-  const refuse = (): never => {
-    throw new TypeError("this map is frozen");
-  };
-  Object.defineProperties(map, {
-    set: { value: refuse },
-    delete: { value: refuse },
-    clear: { value: refuse },
-  });
-  return Object.freeze(map);
-}

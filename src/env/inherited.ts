@@ -11,7 +11,8 @@ import { pairBytes } from "../env-input.js";
 import { displayName } from "../errors.js";
 import { MAX_ARG_STRLEN } from "../limits.js";
 import { logger as defaultLogger, type Logger } from "../log.js";
-import { envMapOf, freezeMap } from "./env-map.js";
+import { envMapOf } from "./env-map.js";
+import { freezeMap } from "./frozen-map.js";
 import { asciiUpper, validateNameList } from "./names.js";
 
 /** Names a Linux process needs to start and find its tools; always inherited. */

@@ -21,6 +21,7 @@ import { pairBytes } from "../env-input.js";
 import { compareNames, SpillError } from "../errors.js";
 import { PER_VALUE_ENV_CAP, POINTER_BYTES } from "../limits.js";
 import { type Logger, logger } from "../log.js";
+import { freezeMap, isFrozenMap } from "./frozen-map.js";
 import { isSpillableName } from "./names.js";
 
 /** The size of an argv as the exact exec model counts it. */
@@ -96,6 +97,33 @@ function sortedNames(names: Iterable<string>): readonly string[] {
   return list;
 }
 
+interface Measured {
+  /** `NAME=value\0` bytes by name. */
+  readonly sizes: ReadonlyMap<string, number>;
+  /** Their sum. */
+  readonly bytes: number;
+}
+
+/** What measure() found for maps that cannot change (a runtime's fixed env). */
+const measuredOf = new WeakMap<object, Measured>();
+
+/** Every variable's size and the total, once per frozen map (see frozen-map.ts). */
+function measure(env: ReadonlyMap<string, string>): Measured {
+  const known = measuredOf.get(env);
+  if (known !== undefined) return known;
+  const sizes = new Map<string, number>();
+  let bytes = 0;
+  for (const [name, value] of env) {
+    const size = pairBytes(name, value);
+    sizes.set(name, size);
+    bytes += size;
+  }
+  if (!isFrozenMap(env)) return { sizes, bytes };
+  const measured = Object.freeze({ sizes: freezeMap(sizes), bytes });
+  measuredOf.set(env, measured);
+  return measured;
+}
+
 /**
  * Plans which step values spill (see the module comment for the rules).
  * Pure and deterministic apart from WARN/DEBUG log lines (names and sizes
@@ -108,13 +136,9 @@ export function planSpill(input: SpillPlanInput): SpillPlan {
   const { env, stepNames, limits } = input;
   const fileBytes = Buffer.byteLength(input.file, "utf8") + 1;
 
-  const sizes = new Map<string, number>();
-  let envBytes = 0;
-  for (const [name, value] of env) {
-    const bytes = pairBytes(name, value);
-    sizes.set(name, bytes);
-    envBytes += bytes;
-  }
+  const measured = measure(env);
+  const sizes = measured.sizes;
+  let envBytes = measured.bytes;
   let envCount = env.size;
 
   const removed = new Set<string>();

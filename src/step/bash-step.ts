@@ -15,6 +15,7 @@
  */
 import { tmpdir as osTmpdir } from "node:os";
 import { type BoundedEnv, boundedEnv, measureArgv } from "../env/bounded-env.js";
+import { freezeMap } from "../env/frozen-map.js";
 import { contextNames, inheritedNames, type LayeredEnv, type LayerSkip } from "../env/layers.js";
 import type { StepWithRetiredFields } from "../env/retired-fields.js";
 import { planSpill, type SpillPlan } from "../env/spill-plan.js";
@@ -299,6 +300,11 @@ function variableReports(
   return reports.sort((a, b) => compareNames(a.name, b.name));
 }
 
+const NO_STEP_VALUES: {
+  readonly env: ReadonlyMap<string, string>;
+  readonly skipped: readonly StepValueSkip[];
+} = Object.freeze({ env: freezeMap(new Map<string, string>()), skipped: Object.freeze([]) });
+
 /**
  * Plans a bash step without touching the file system or spawning: the
  * interpreter, every variable's fate, the spill plan, the trimming and the
@@ -322,10 +328,10 @@ export function planBashStep(
   const interpreter = host.interpreter();
   // Aliases only for declared bare names (or all, under the compat preset); the
   // layering checks them against the declaration and the denylist again.
-  const steps = stepValueEnv(options.values ?? {}, {
-    prefix: host.stepPrefix,
-    aliases: host.aliases ?? false,
-  });
+  const steps =
+    options.values === undefined
+      ? NO_STEP_VALUES
+      : stepValueEnv(options.values, { prefix: host.stepPrefix, aliases: host.aliases ?? false });
   const layered = host.buildEnv({
     ...(options.context === undefined ? {} : { context: options.context }),
     stepValues: steps.env,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { envMapOf, freezeMap } from "../../src/env/env-map.js";
+import { envMapOf } from "../../src/env/env-map.js";
 import { InvalidEnvError } from "../../src/errors.js";
 
 describe("envMapOf", () => {
@@ -19,15 +19,5 @@ describe("envMapOf", () => {
     expect(envMapOf(undefined, "x").size).toBe(0);
     expect(() => envMapOf(undefined, "x", false)).toThrow(InvalidEnvError);
     expect(() => envMapOf(["A=1"], "x")).toThrow(InvalidEnvError);
-  });
-});
-
-describe("freezeMap", () => {
-  it("refuses set, delete and clear", () => {
-    const map = freezeMap(new Map([["A", "1"]])) as Map<string, string>;
-    expect(() => map.set("B", "2")).toThrow(TypeError);
-    expect(() => map.delete("A")).toThrow(TypeError);
-    expect(() => map.clear()).toThrow(TypeError);
-    expect([...map]).toEqual([["A", "1"]]);
   });
 });

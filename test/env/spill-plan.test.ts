@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { freezeMap } from "../../src/env/frozen-map.js";
 import { planSpill, type SpillPlanInput } from "../../src/env/spill-plan.js";
 import { SpillError } from "../../src/errors.js";
 import { execFits, PER_VALUE_ENV_CAP } from "../../src/limits.js";
@@ -231,5 +232,35 @@ describe("planSpill: unspillable names, NUL and identity", () => {
     });
     expect(result.spilled.map((s) => s.name)).toEqual(["RECIPE_VAR_r"]);
     expect(result.argv.argc).toBe(3);
+  });
+});
+
+describe("planSpill: measuring", () => {
+  it("measures a map the library froze once and a plain map every time, with the same sizes", () => {
+    const entries: [string, string][] = [
+      ["A", "é"],
+      ["RECIPE_VAR_x", "12345"],
+    ];
+    const input = (env: ReadonlyMap<string, string>) => ({
+      env,
+      stepNames: ["RECIPE_VAR_x"],
+      file: FILE,
+      argvBytes: fixedArgv,
+      limits: BIG,
+      log: captureLog().logger,
+    });
+    const frozen = freezeMap(new Map(entries));
+    const first = planSpill(input(frozen));
+    expect(planSpill(input(frozen)).sizes).toBe(first.sizes);
+    expect([...first.sizes]).toEqual([
+      ["A", 5],
+      ["RECIPE_VAR_x", 19],
+    ]);
+    const plain = new Map(entries);
+    const once = planSpill(input(plain));
+    expect(planSpill(input(plain)).sizes).not.toBe(once.sizes);
+    plain.set("A", "abc");
+    expect(planSpill(input(plain)).sizes.get("A")).toBe(6);
+    expect(once.footprint).toBe(first.footprint);
   });
 });
