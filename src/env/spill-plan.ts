@@ -74,7 +74,7 @@ export interface SpillPlan {
    * order): the input map itself when nothing left it.
    */
   readonly inline: ReadonlyMap<string, string>;
-  /** `NAME=value\0` bytes of every variable of the input, by name (measured once, reused downstream). */
+  /** `NAME=value\0` bytes of every variable of the input, by name (built on first read, then kept). */
   readonly sizes: ReadonlyMap<string, number>;
   /** Phase-1 spills in name order, then phase-2 spills in the order they were chosen. */
   readonly spilled: readonly SpilledVariable[];
@@ -98,30 +98,47 @@ function sortedNames(names: Iterable<string>): readonly string[] {
 }
 
 interface Measured {
-  /** `NAME=value\0` bytes by name. */
-  readonly sizes: ReadonlyMap<string, number>;
-  /** Their sum. */
+  /** Σ `NAME=value\0` bytes. */
   readonly bytes: number;
+  /**
+   * The variables whose `NAME=value\0` is over `threshold`, by name: the
+   * only ones the cap or the per-string limit can concern (usually none).
+   */
+  readonly large: ReadonlyMap<string, number>;
+  readonly threshold: number;
 }
 
-/** What measure() found for maps that cannot change (a runtime's fixed env). */
+/** What measure() found for maps that cannot change (a runtime's fixed env), by threshold. */
 const measuredOf = new WeakMap<object, Measured>();
 
-/** Every variable's size and the total, once per frozen map (see frozen-map.ts). */
-function measure(env: ReadonlyMap<string, string>): Measured {
+/** One pass over the env: the total and the large variables (see Measured); once per frozen map. */
+function measure(env: ReadonlyMap<string, string>, threshold: number): Measured {
   const known = measuredOf.get(env);
-  if (known !== undefined) return known;
-  const sizes = new Map<string, number>();
+  if (known !== undefined && known.threshold === threshold) return known;
+  const large = new Map<string, number>();
   let bytes = 0;
   for (const [name, value] of env) {
     const size = pairBytes(name, value);
-    sizes.set(name, size);
     bytes += size;
+    if (size > threshold) large.set(name, size);
   }
-  if (!isFrozenMap(env)) return { sizes, bytes };
-  const measured = Object.freeze({ sizes: freezeMap(sizes), bytes });
+  if (!isFrozenMap(env)) return { bytes, large, threshold };
+  const measured = Object.freeze({ bytes, large: freezeMap(large), threshold });
   measuredOf.set(env, measured);
   return measured;
+}
+
+/** Every variable's size, by name: built only when someone reads SpillPlan.sizes. */
+const sizesOf = new WeakMap<object, ReadonlyMap<string, number>>();
+function sizesByName(env: ReadonlyMap<string, string>): ReadonlyMap<string, number> {
+  const known = sizesOf.get(env);
+  if (known !== undefined) return known;
+  const sizes = new Map<string, number>();
+  for (const [name, value] of env) sizes.set(name, pairBytes(name, value));
+  if (!isFrozenMap(env)) return sizes;
+  const frozen = freezeMap(sizes);
+  sizesOf.set(env, frozen);
+  return frozen;
 }
 
 /**
@@ -136,8 +153,10 @@ export function planSpill(input: SpillPlanInput): SpillPlan {
   const { env, stepNames, limits } = input;
   const fileBytes = Buffer.byteLength(input.file, "utf8") + 1;
 
-  const measured = measure(env);
-  const sizes = measured.sizes;
+  // Only a variable over the cap or the per-string limit needs its own size
+  // here; the rest count in the total.
+  const measured = measure(env, Math.min(cap, limits.maxArgStrlen));
+  const { large } = measured;
   let envBytes = measured.bytes;
   let envCount = env.size;
 
@@ -165,14 +184,13 @@ export function planSpill(input: SpillPlanInput): SpillPlan {
   };
 
   // The default sort compares UTF-16 code units, the order compareNames defines.
-  const names = sortedNames(stepNames);
-  let previous: string | undefined;
-  for (const name of names) {
-    if (name === previous) continue; // a name listed twice is one candidate
-    previous = name;
-    const bytes = sizes.get(name);
-    // Under the cap: a phase-2 candidate, gathered only if phase 2 runs (rarely).
-    if (bytes === undefined || bytes <= cap) continue;
+  // Phase 1 looks only at the large variables that are step values, in name order.
+  const overCap: string[] = [];
+  for (const [name, bytes] of large) if (bytes > cap) overCap.push(name);
+  const stepNameSet = overCap.length === 0 ? undefined : new Set(stepNames);
+  for (const name of overCap.sort()) {
+    if (!stepNameSet?.has(name)) continue;
+    const bytes = large.get(name)!;
     if (isSpillableName(name)) {
       spill(name, bytes, 1);
     } else {
@@ -193,14 +211,15 @@ export function planSpill(input: SpillPlanInput): SpillPlan {
   let argv = input.argvBytes(spilledNames);
   let footprint = footprintNow(argv);
   if (footprint > limits.execLimit) {
+    // Phase 2 (rarely needed): every other non-empty step value is a candidate.
     const spillable: SpilledVariable[] = [];
-    previous = undefined;
-    for (const name of names) {
-      if (name === previous) continue;
+    let previous: string | undefined;
+    for (const name of sortedNames(stepNames)) {
+      if (name === previous) continue; // a name listed twice is one candidate
       previous = name;
-      const bytes = sizes.get(name);
-      if (bytes === undefined || removed.has(name) || env.get(name) === "") continue;
-      if (isSpillableName(name)) spillable.push({ name, bytes });
+      const value = env.get(name);
+      if (value === undefined || value === "" || removed.has(name)) continue;
+      if (isSpillableName(name)) spillable.push({ name, bytes: pairBytes(name, value) });
     }
     spillable.sort((a, b) => b.bytes - a.bytes || compareNames(a.name, b.name));
     for (const candidate of spillable) {
@@ -212,22 +231,24 @@ export function planSpill(input: SpillPlanInput): SpillPlan {
   }
 
   let inline: ReadonlyMap<string, string>;
+  let sizes: ReadonlyMap<string, number> | undefined;
   let oversized = argv.longest !== undefined && argv.longest > limits.maxArgStrlen;
+  for (const [name, bytes] of large) {
+    if (bytes > limits.maxArgStrlen && !removed.has(name)) oversized = true;
+  }
   if (removed.size === 0) {
     inline = env;
-    for (const bytes of sizes.values()) if (bytes > limits.maxArgStrlen) oversized = true;
   } else {
     const kept = new Map<string, string>();
     inline = kept;
-    for (const [name, value] of env) {
-      if (removed.has(name)) continue;
-      kept.set(name, value);
-      if ((sizes.get(name) ?? 0) > limits.maxArgStrlen) oversized = true;
-    }
+    for (const [name, value] of env) if (!removed.has(name)) kept.set(name, value);
   }
   return {
     inline,
-    sizes,
+    get sizes(): ReadonlyMap<string, number> {
+      sizes ??= sizesByName(env);
+      return sizes;
+    },
     spilled,
     dropped,
     footprint,
