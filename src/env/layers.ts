@@ -136,22 +136,26 @@ export function trustedEnvMap(input: unknown, label: string): Map<string, string
  * echoing the value; every other problem of an untrusted entry is a skip.
  */
 export function layerEnv(input: LayerInput): LayeredEnv {
-  // Each final variable's value and layer by key, the last put winning: the
-  // name itself, or in case-insensitive mode its ASCII upper-case form (then
-  // `spelling` keeps the winning layer's spelling of the name).
-  const values = new Map<string, string>();
-  const layers = new Map<string, EnvLayer>();
-  const spelling = input.caseInsensitive === true ? new Map<string, string>() : undefined;
+  // Case-sensitive names (the Linux rule): the layers below the step values,
+  // the step values and the layers above them are collected apart and merged
+  // in name order at the end, each set already sorted or small. In
+  // case-insensitive mode every layer goes to `below`, keyed by the ASCII
+  // upper-case form, and `spelling` keeps the winning layer's spelling.
+  const caseInsensitive = input.caseInsensitive === true;
+  const below = new Layered();
+  const above = caseInsensitive ? below : new Layered();
+  const spelling = caseInsensitive ? new Map<string, string>() : undefined;
+  const stepPairs: [string, string][] = [];
   const put =
     spelling === undefined
       ? (name: string, value: string, layer: EnvLayer): void => {
-          values.set(name, value);
-          layers.set(name, layer);
+          if (layer === "step") stepPairs.push([name, value]);
+          else
+            (layer === "inherited" || layer === "context" ? below : above).set(name, value, layer);
         }
       : (name: string, value: string, layer: EnvLayer): void => {
           const key = asciiUpper(name);
-          values.set(key, value);
-          layers.set(key, layer);
+          below.set(key, value, layer);
           spelling.set(key, name);
         };
   const skipped: LayerSkip[] = [];
@@ -220,15 +224,12 @@ export function layerEnv(input: LayerInput): LayeredEnv {
 
   const env = new Map<string, string>();
   const stepValueNames: string[] = [];
-  let origin: Map<string, EnvLayer>;
+  let origin: Map<string, EnvLayer> | undefined;
   if (spelling === undefined) {
-    // Keyed by the final names already: the layers map is the origin map.
-    origin = layers;
-    // Default sort compares UTF-16 code units, the same order as compareNames.
-    for (const name of [...values.keys()].sort()) {
-      env.set(name, values.get(name)!);
-      if (layers.get(name) === "step") stepValueNames.push(name);
-    }
+    mergeInOrder(below, stepPairs, above, (name, value, layer) => {
+      env.set(name, value);
+      if (layer === "step") stepValueNames.push(name);
+    });
   } else {
     origin = new Map();
     const keys = [...spelling.keys()].sort((a, b) =>
@@ -236,19 +237,98 @@ export function layerEnv(input: LayerInput): LayeredEnv {
     );
     for (const key of keys) {
       const name = spelling.get(key)!;
-      const layer = layers.get(key)!;
-      env.set(name, values.get(key)!);
+      const layer = below.layers.get(key)!;
+      env.set(name, below.values.get(key)!);
       origin.set(name, layer);
       if (layer === "step") stepValueNames.push(name);
     }
   }
   return Object.freeze({
     env,
-    origin,
+    // Most callers never ask where each variable came from: the map is built on first read.
+    get origin(): ReadonlyMap<string, EnvLayer> {
+      origin ??= originOf(env, below, new Set(stepValueNames), above);
+      return origin;
+    },
     stepValueNames: Object.freeze(stepValueNames),
     skipped: Object.freeze(skipped),
     dropped: input.inheritedDrops ?? Object.freeze([]),
   });
+}
+
+/** Each final name's layer, in env order: above over the step values over below (case-sensitive layering). */
+function originOf(
+  env: ReadonlyMap<string, string>,
+  below: Layered,
+  step: ReadonlySet<string>,
+  above: Layered,
+): Map<string, EnvLayer> {
+  const origin = new Map<string, EnvLayer>();
+  for (const name of env.keys()) {
+    origin.set(name, above.layers.get(name) ?? (step.has(name) ? "step" : below.layers.get(name)!));
+  }
+  return origin;
+}
+
+/** Variables by key, the last set winning, with the layer each came from. */
+class Layered {
+  readonly values = new Map<string, string>();
+  readonly layers = new Map<string, EnvLayer>();
+  set(key: string, value: string, layer: EnvLayer): void {
+    this.values.set(key, value);
+    this.layers.set(key, layer);
+  }
+}
+
+/** `pairs` in name order: the array itself when it already is (a planner's usual output). */
+function byName(pairs: [string, string][]): [string, string][] {
+  for (let i = 1; i < pairs.length; i++) {
+    if (pairs[i - 1]![0] > pairs[i]![0]) return pairs.sort((a, b) => (a[0] < b[0] ? -1 : 1));
+  }
+  return pairs;
+}
+
+/**
+ * Calls `add` once per final name, in code-unit order (compareNames), with
+ * the value of the highest layer holding it: `above` over the step values
+ * over `below`. The step names are unique (they come from one Map).
+ */
+function mergeInOrder(
+  below: Layered,
+  stepPairs: [string, string][],
+  above: Layered,
+  add: (name: string, value: string, layer: EnvLayer) => void,
+): void {
+  // Default sort compares UTF-16 code units, as `<` on strings does.
+  const low = [...below.values.keys()].sort();
+  const high = [...above.values.keys()].sort();
+  const step = byName(stepPairs);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < low.length || j < step.length || k < high.length) {
+    let name = i < low.length ? low[i]! : undefined;
+    if (j < step.length && (name === undefined || step[j]![0] < name)) name = step[j]![0];
+    if (k < high.length && (name === undefined || high[k]! < name)) name = high[k]!;
+    let value = "";
+    let layer: EnvLayer = "inherited";
+    if (low[i] === name) {
+      value = below.values.get(name!)!;
+      layer = below.layers.get(name!)!;
+      i++;
+    }
+    if (j < step.length && step[j]![0] === name) {
+      value = step[j]![1];
+      layer = "step";
+      j++;
+    }
+    if (high[k] === name) {
+      value = above.values.get(name!)!;
+      layer = above.layers.get(name!)!;
+      k++;
+    }
+    add(name!, value, layer);
+  }
 }
 
 /** The problem of a step value whose name is an identifier (`upper`: its upper-case form). */

@@ -259,6 +259,66 @@ describe("layerEnv: properties", () => {
   });
 });
 
+describe("layerEnv: against a naive oracle", () => {
+  // The oracle applies every layer in precedence order to a plain record (the
+  // last write wins) and sorts the names: what layerEnv's merge must produce.
+  const pool = ["A", "PATH", "Z", "_x", "b", "RECIPE_VAR_a", "RECIPE_VAR_a__x", "RECIPE_VAR_b"];
+  const stepPool = [
+    "RECIPE_VAR_a",
+    "RECIPE_VAR_a__x",
+    "RECIPE_VAR_b",
+    "RECIPE_VAR_c",
+    "RECIPE_VAR_Ab",
+  ];
+  const value = fc.stringMatching(/^[a-z0-9 ]{0,6}$/);
+  const layer = (names: string[]) =>
+    fc.dictionary(fc.constantFrom(...names), value, { maxKeys: 6 });
+  const trusted = ["session", "overlay", "extra", "host", "grant"] as const;
+
+  it("gives each name the highest layer's value, in code-unit order, with that layer as origin", () => {
+    fc.assert(
+      fc.property(
+        layer(pool),
+        layer(stepPool),
+        fc.tuple(...trusted.map(() => layer(pool))),
+        fc.option(fc.constantFrom(...pool), { nil: undefined }),
+        fc.boolean(),
+        (inherited, steps, upper, correlated, caseInsensitive) => {
+          const expected: Record<string, [string, string]> = {};
+          const apply = (record: Record<string, string>, origin: string) => {
+            for (const [name, v] of Object.entries(record)) expected[name] = [v, origin];
+          };
+          apply(inherited, "inherited");
+          apply(steps, "step");
+          trusted.forEach((origin, i) => {
+            apply(upper[i]!, origin);
+          });
+          if (correlated !== undefined) expected[correlated] = ["run-1", "correlation"];
+          const out = layerEnv({
+            denylist,
+            stepPrefix: "RECIPE_VAR_",
+            caseInsensitive,
+            inherited: m(inherited),
+            stepValues: m(steps),
+            session: m(upper[0]!),
+            overlay: m(upper[1]!),
+            extra: m(upper[2]!),
+            host: m(upper[3]!),
+            grants: m(upper[4]!),
+            correlation: correlated === undefined ? undefined : [correlated, "run-1"],
+          });
+          const names = Object.keys(expected).sort();
+          expect([...out.env]).toEqual(names.map((n) => [n, expected[n]![0]]));
+          expect([...out.origin].sort()).toEqual(names.map((n) => [n, expected[n]![1]]));
+          expect(out.stepValueNames).toEqual(names.filter((n) => expected[n]![1] === "step"));
+          expect(out.skipped).toEqual([]);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+});
+
 describe("layerEnv: undeclared bare names (the secure default)", () => {
   // Broken once on purpose: with `undeclared()` returning false, the first two
   // tests below went red (TASK, PAGER_X and TASK_DESCRIPTION were set); restored, green.
