@@ -296,9 +296,14 @@ export function packedEnvp(entries: readonly EnvEntry[]): PackedStrings {
       bytes.set(raw, at);
       at += raw.length;
     } else {
-      at += bytes.write(name, at);
+      // An ASCII pair (its size says so) is written as latin1: the same bytes, copied without encoding.
+      const encoding =
+        typeof value === "string" && entries[i]!.bytes === name.length + value.length + 2
+          ? "latin1"
+          : "utf8";
+      at += bytes.write(name, at, encoding);
       bytes[at++] = EQUALS_SIGN;
-      if (typeof value === "string") at += bytes.write(value, at);
+      if (typeof value === "string") at += bytes.write(value, at, encoding);
       else {
         bytes.set(value, at);
         at += value.length;
@@ -341,12 +346,17 @@ export function packStrings(
       bound += (typeof item === "string" ? item.length * 3 : item.length) + 1;
     }
   }
+  // When the exact size equals one byte per UTF-16 unit (plus the NULs),
+  // every string is ASCII: latin1 writes the same bytes, copied without encoding.
+  let units = 0;
+  if (size !== undefined) for (let i = 0; i < count; i++) units += list[i]!.length + 1;
+  const encoding = units === size ? "latin1" : "utf8";
   const bytes = argvScratch.get(bound);
   let at = 0;
   for (let i = 0; i < count; i++) {
     const item = list[i]!;
     if (typeof item === "string") {
-      at += bytes.write(item, at);
+      at += bytes.write(item, at, encoding);
     } else {
       bytes.set(item, at);
       at += item.length;

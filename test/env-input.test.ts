@@ -206,4 +206,27 @@ describe("packedEnvp and packStrings", () => {
     );
     expect(() => packStrings([Buffer.from([1, 0])], "spawn: argv")).toThrow(/argv\[0\]/);
   });
+
+  it("writes UTF-8 whatever the exact size says: ASCII-only lists and lists with é, ÿ, € or 😀", () => {
+    // Characters U+0080–U+00FF are one byte in latin1 but two in UTF-8: a list
+    // holding one must never take the ASCII path.
+    const lists: (string | Buffer)[][] = [
+      ["abc", "", "d"],
+      ["abc", Buffer.from([0xff, 0x80]), "x"],
+      ["é"],
+      ["a", "ÿ", Buffer.from([0x41])],
+      ["€", "😀"],
+    ];
+    for (const list of lists) {
+      const expected = Buffer.concat(
+        list.map((item) => Buffer.concat([Buffer.from(item), Buffer.from([0])])),
+      );
+      expect(packStrings(list, "w", expected.length).bytes).toEqual(expected);
+      expect(packStrings(list, "w").bytes).toEqual(expected);
+    }
+    const env = envEntries({ A: "é", B: "plain", ÿ: "x", C: Buffer.from([0xe9]) });
+    expect(packedEnvp(env).bytes).toEqual(
+      Buffer.concat([Buffer.from("A=é\0B=plain\0ÿ=x\0C=", "utf8"), Buffer.from([0xe9, 0])]),
+    );
+  });
 });
