@@ -145,13 +145,12 @@ export function layerEnv(input: LayerInput): LayeredEnv {
   const below = new Layered();
   const above = caseInsensitive ? below : new Layered();
   const spelling = caseInsensitive ? new Map<string, string>() : undefined;
-  const stepPairs: [string, string][] = [];
+  const step: StepLayer = { names: [], values: [] };
   const put =
     spelling === undefined
       ? (name: string, value: string, layer: EnvLayer): void => {
-          if (layer === "step") stepPairs.push([name, value]);
-          else
-            (layer === "inherited" || layer === "context" ? below : above).set(name, value, layer);
+          // The step layer is collected by the step loop itself (step.names/values).
+          (layer === "inherited" || layer === "context" ? below : above).set(name, value, layer);
         }
       : (name: string, value: string, layer: EnvLayer): void => {
           const key = asciiUpper(name);
@@ -204,7 +203,10 @@ export function layerEnv(input: LayerInput): LayeredEnv {
         skipped.push(Object.freeze({ layer: "step", key, name: shown, reason }));
         continue;
       }
-      put(name, value, "step");
+      if (spelling === undefined) {
+        step.names.push(name);
+        step.values.push(value);
+      } else put(name, value, "step");
     }
   }
   const trusted: readonly [ReadonlyMap<string, string> | undefined, EnvLayer][] = [
@@ -226,7 +228,7 @@ export function layerEnv(input: LayerInput): LayeredEnv {
   const stepValueNames: string[] = [];
   let origin: Map<string, EnvLayer> | undefined;
   if (spelling === undefined) {
-    mergeInOrder(below, stepPairs, above, (name, value, layer) => {
+    mergeInOrder(below, byName(step), above, (name, value, layer) => {
       env.set(name, value);
       if (layer === "step") stepValueNames.push(name);
     });
@@ -280,12 +282,22 @@ class Layered {
   }
 }
 
-/** `pairs` in name order: the array itself when it already is (a planner's usual output). */
-function byName(pairs: [string, string][]): [string, string][] {
-  for (let i = 1; i < pairs.length; i++) {
-    if (pairs[i - 1]![0] > pairs[i]![0]) return pairs.sort((a, b) => (a[0] < b[0] ? -1 : 1));
+/** The accepted step values, in the order they came. */
+interface StepLayer {
+  readonly names: string[];
+  readonly values: string[];
+}
+
+/** `step` in name order: itself when it already is (a planner's usual output). */
+function byName(step: StepLayer): StepLayer {
+  const { names, values } = step;
+  for (let i = 1; i < names.length; i++) {
+    if (names[i - 1]! > names[i]!) {
+      const order = Array.from(names.keys()).sort((a, b) => (names[a]! < names[b]! ? -1 : 1));
+      return { names: order.map((k) => names[k]!), values: order.map((k) => values[k]!) };
+    }
   }
-  return pairs;
+  return step;
 }
 
 /**
@@ -295,20 +307,20 @@ function byName(pairs: [string, string][]): [string, string][] {
  */
 function mergeInOrder(
   below: Layered,
-  stepPairs: [string, string][],
+  step: StepLayer,
   above: Layered,
   add: (name: string, value: string, layer: EnvLayer) => void,
 ): void {
   // Default sort compares UTF-16 code units, as `<` on strings does.
   const low = [...below.values.keys()].sort();
   const high = [...above.values.keys()].sort();
-  const step = byName(stepPairs);
   let i = 0;
   let j = 0;
   let k = 0;
-  while (i < low.length || j < step.length || k < high.length) {
+  const { names, values } = step;
+  while (i < low.length || j < names.length || k < high.length) {
     let name = i < low.length ? low[i]! : undefined;
-    if (j < step.length && (name === undefined || step[j]![0] < name)) name = step[j]![0];
+    if (j < names.length && (name === undefined || names[j]! < name)) name = names[j]!;
     if (k < high.length && (name === undefined || high[k]! < name)) name = high[k]!;
     let value = "";
     let layer: EnvLayer = "inherited";
@@ -317,8 +329,8 @@ function mergeInOrder(
       layer = below.layers.get(name!)!;
       i++;
     }
-    if (j < step.length && step[j]![0] === name) {
-      value = step[j]![1];
+    if (names[j] === name) {
+      value = values[j]!;
       layer = "step";
       j++;
     }

@@ -158,9 +158,13 @@ function assertTree(top: readonly [string, unknown][]): void {
   }
 }
 
-/** A name execve can carry: non-empty, no "=", no NUL, well-formed UTF-16. */
-function isEnvName(name: string): boolean {
-  return name.length > 0 && !name.includes("=") && !name.includes("\0") && name.isWellFormed();
+/**
+ * A piece of a name: no "=", no NUL, well-formed UTF-16. A non-empty name made
+ * of such pieces is one execve can carry (well-formed strings joined stay
+ * well-formed), so each piece is checked once, never the joined name again.
+ */
+function isNamePiece(piece: string): boolean {
+  return !piece.includes("=") && !piece.includes("\0") && piece.isWellFormed();
 }
 
 /**
@@ -181,8 +185,13 @@ export function stepValueEnv(values: StepValues, options: StepValueOptions = {})
   const top = ownEntries(values);
   assertTree(top);
 
-  const claim = (name: string, value: unknown): boolean => {
-    if (!isEnvName(name)) {
+  const prefixOk = isNamePiece(prefix);
+  const separatorOk = isNamePiece(separator);
+  // Top-level names are distinct (distinct keys, one prefix): a collision
+  // needs a nested name, so the lookup starts with the first one.
+  let nested = false;
+  const claim = (name: string, piecesOk: boolean, value: unknown): boolean => {
+    if (!piecesOk || name.length === 0) {
       skipped.push({ name, reason: "invalid_name" });
       return false;
     }
@@ -195,7 +204,7 @@ export function stepValueEnv(values: StepValues, options: StepValueOptions = {})
       skipped.push({ name, reason: "value_not_well_formed" });
       return false;
     }
-    if (env.has(name)) {
+    if (nested && env.has(name)) {
       skipped.push({ name, reason: "name_collision" });
       return false;
     }
@@ -203,14 +212,16 @@ export function stepValueEnv(values: StepValues, options: StepValueOptions = {})
     return true;
   };
 
-  const visit = (name: string, value: unknown, depth: number): void => {
-    if (!claim(name, value)) return;
+  const visit = (name: string, piecesOk: boolean, value: unknown, depth: number): void => {
+    if (!claim(name, piecesOk, value)) return;
     if (depth >= maxDepth || !isPlainObject(value)) return;
-    for (const [key, child] of ownEntries(value))
-      visit(`${name}${separator}${key}`, child, depth + 1);
+    nested = true;
+    for (const [key, child] of ownEntries(value)) {
+      visit(`${name}${separator}${key}`, separatorOk && isNamePiece(key), child, depth + 1);
+    }
   };
 
-  for (const [key, value] of top) visit(`${prefix}${key}`, value, 0);
+  for (const [key, value] of top) visit(`${prefix}${key}`, prefixOk && isNamePiece(key), value, 0);
 
   // No declared bare names: no alias at all (each would be passed over, not skipped).
   if (aliases !== false && (aliases === true || aliases.size > 0)) {
