@@ -117,6 +117,41 @@ describe("stepValueEnv", () => {
     );
   });
 
+  it("checks every piece of a name: the key, a nested key, the prefix and the separator", () => {
+    const nested = stepValueEnv(
+      { a: { "b=c": "1", "d\0": "2", "\udc00": "3", ok: "4" }, "\ud800": "5" },
+      { aliases: false },
+    );
+    expect([...nested.env.keys()]).toEqual(["RECIPE_VAR_a", "RECIPE_VAR_a__ok"]);
+    expect(nested.skipped.map((s) => s.reason)).toEqual([
+      "invalid_name",
+      "invalid_name",
+      "invalid_name",
+      "invalid_name",
+    ]);
+    // A bad prefix or separator spoils every name made with it.
+    expect(stepValueEnv({ x: "1" }, { prefix: "P=", aliases: false }).env.size).toBe(0);
+    const badSeparator = stepValueEnv({ x: { y: "1" } }, { nestedSeparator: "\0", aliases: false });
+    expect([...badSeparator.env.keys()]).toEqual(["RECIPE_VAR_x"]);
+    expect(badSeparator.skipped).toEqual([{ name: "RECIPE_VAR_x\0y", reason: "invalid_name" }]);
+    // The empty name: no prefix, an empty key.
+    expect(stepValueEnv({ "": "1" }, { prefix: "", aliases: false }).skipped).toEqual([
+      { name: "", reason: "invalid_name" },
+    ]);
+  });
+
+  it("finds a collision between nested names of different depths and a later top-level key", () => {
+    const out = stepValueEnv(
+      { a: { b: { c: "deep" } }, a__b: { c: "shallow" }, a__b__c: "top" },
+      { aliases: false },
+    );
+    expect(out.env.get("RECIPE_VAR_a__b__c")).toBe("deep");
+    expect(out.skipped).toEqual([
+      { name: "RECIPE_VAR_a__b", reason: "name_collision" },
+      { name: "RECIPE_VAR_a__b__c", reason: "name_collision" },
+    ]);
+  });
+
   it("is deterministic whatever the key insertion order", () => {
     const one = stepValueEnv({ b: 1, a: { y: 2, x: 1 } });
     const two = stepValueEnv({ a: { x: 1, y: 2 }, b: 1 });
