@@ -21,6 +21,7 @@ import { pairBytes } from "../env-input.js";
 import { compareNames, SpillError } from "../errors.js";
 import { PER_VALUE_ENV_CAP, POINTER_BYTES } from "../limits.js";
 import { type Logger, logger } from "../log.js";
+import { measureEnv } from "./bounded-env.js";
 import { freezeMap, isFrozenMap } from "./frozen-map.js";
 import { isSpillableName } from "./names.js";
 
@@ -108,7 +109,7 @@ interface Measured {
   readonly threshold: number;
 }
 
-/** What measure() found for maps that cannot change (a runtime's fixed env), by threshold. */
+/** What measure() last found for each map that cannot change (a runtime's fixed env). */
 const measuredOf = new WeakMap<object, Measured>();
 
 /** One pass over the env: the total and the large variables (see Measured); once per frozen map. */
@@ -133,8 +134,7 @@ const sizesOf = new WeakMap<object, ReadonlyMap<string, number>>();
 function sizesByName(env: ReadonlyMap<string, string>): ReadonlyMap<string, number> {
   const known = sizesOf.get(env);
   if (known !== undefined) return known;
-  const sizes = new Map<string, number>();
-  for (const [name, value] of env) sizes.set(name, pairBytes(name, value));
+  const sizes = measureEnv(env);
   if (!isFrozenMap(env)) return sizes;
   const frozen = freezeMap(sizes);
   sizesOf.set(env, frozen);
