@@ -11,6 +11,7 @@
  *
  * Pure; no I/O.
  */
+import { refuseMutation } from "./frozen-map.js";
 import { asciiUpper, validateNameList } from "./names.js";
 
 /** The host's own prefix by default (names the environment builder owns). */
@@ -823,14 +824,7 @@ export function createDenylist(options: DenylistOptions | Denylist = {}): Denyli
   const suffixes = [
     ...new Set([...RESERVED_ENV_SUFFIXES, ...listOfNames(options.suffixes, "denylist.suffixes")]),
   ];
-  const refuse = (): never => {
-    throw new TypeError("the denylist is frozen");
-  };
-  Object.defineProperties(names, {
-    add: { value: refuse },
-    delete: { value: refuse },
-    clear: { value: refuse },
-  });
+  refuseMutation(names, ["add", "delete", "clear"], "the denylist is frozen");
   const denylist: Denylist = Object.freeze({
     names: Object.freeze(names),
     prefixes: Object.freeze(prefixes),

@@ -14,16 +14,21 @@ const frozenMaps = new WeakSet<object>();
  * what it derives from such a map (validated entries, packed envp, sizes).
  */
 export function freezeMap<K, V>(map: Map<K, V>): ReadonlyMap<K, V> {
-  const refuse = (): never => {
-    throw new TypeError("this map is frozen");
-  };
-  Object.defineProperties(map, {
-    set: { value: refuse },
-    delete: { value: refuse },
-    clear: { value: refuse },
-  });
+  refuseMutation(map, ["set", "delete", "clear"], "this map is frozen");
   frozenMaps.add(map);
   return Object.freeze(map);
+}
+
+/** Replaces `methods` on `collection` (a Map or Set) by ones that throw TypeError(`message`). */
+export function refuseMutation(
+  collection: object,
+  methods: readonly string[],
+  message: string,
+): void {
+  const refuse = (): never => {
+    throw new TypeError(message);
+  };
+  for (const method of methods) Object.defineProperty(collection, method, { value: refuse });
 }
 
 /** True for a map freezeMap returned: its entries no longer change. */
