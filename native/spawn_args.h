@@ -13,10 +13,10 @@
 // NULs found is refused, so a NUL inside a string can never pass as two. The
 // packed bytes are not copied: StartChild checks them and points into them
 // after the last option is read, so no JavaScript (a getter, a Proxy trap)
-// runs between that check and the synchronous spawn. makes the requested pipes (pipe2(O_CLOEXEC);
-// the child reads slot 0's and writes every other slot's) and starts the child with
-// spawn_process(), or with `controls` through the addon's own child path
-// (core/child_path.h). No policy.
+// runs between that check and the synchronous spawn. It makes the requested pipes
+// (pipe2(O_CLOEXEC); the child reads slot 0's and writes every other slot's) and starts the child
+// with spawn_process(), or with `controls` through the addon's own child path (core/child_path.h).
+// No policy.
 #pragma once
 
 #include <napi.h>

@@ -154,8 +154,9 @@ const totalsOf = new WeakMap<readonly EnvEntry[], EnvTotals>();
 
 /**
  * True when `env` cannot change after it is read: a frozen record or array
- * whose every value is a string (a Buffer's bytes stay mutable, and a Map's
- * entries too, whatever Object.freeze says).
+ * whose every value is a string (a Buffer's bytes stay mutable), or a map
+ * freezeMap froze (any other Map's entries stay mutable, whatever
+ * Object.freeze says).
  */
 function immutableEnv(env: object): boolean {
   if (env instanceof Map) return isFrozenMap(env);

@@ -26,13 +26,14 @@ export function isUpperIdentifier(name: string): boolean {
 }
 
 /**
- * Bash variables a script cannot assign with `read` (read-only, special, or
+ * Bash variables the preamble cannot assign (read-only, special, or
  * changing the shell's own parsing), so a spilled value could not come back
  * under these names. `_` is beyond the recipe runner's list: bash sets `$_` to the
  * last argument of every command it runs, so a value read into `_` by the
  * preamble is gone before the step's command can see it (found by the fuzz).
- * `LC_ALL`: the preamble reads under a temporary `LC_ALL=C`, which bash
- * restores over the value read.
+ * `LC_ALL`: assigning it makes bash change its locale in the middle of the
+ * preamble, between the other assignments; it is never spilled, so no value
+ * read back is handled under a locale another value chose.
  */
 export const UNSPILLABLE_NAMES: ReadonlySet<string> = new Set([
   "IFS",
