@@ -273,6 +273,15 @@ const packedOf = new WeakMap<readonly EnvEntry[], PackedStrings>();
 const EQUALS_SIGN = 0x3d;
 
 /**
+ * How to write strings whose exact UTF-8 size is `bytes` and whose UTF-16
+ * length is `units`: equal only when every character is ASCII, and then
+ * latin1 writes the same bytes, copied without encoding.
+ */
+function encodingFor(bytes: number, units: number): "latin1" | "utf8" {
+  return bytes === units ? "latin1" : "utf8";
+}
+
+/**
  * The envp of validated entries packed for the addon: byte-exact, in order,
  * written straight into one Buffer of the size the entries already know (no
  * string per variable, no concatenation). Computed once per list that
@@ -297,10 +306,9 @@ export function packedEnvp(entries: readonly EnvEntry[]): PackedStrings {
       bytes.set(raw, at);
       at += raw.length;
     } else {
-      // An ASCII pair (its size says so) is written as latin1: the same bytes, copied without encoding.
       const encoding =
-        typeof value === "string" && entries[i]!.bytes === name.length + value.length + 2
-          ? "latin1"
+        typeof value === "string"
+          ? encodingFor(entries[i]!.bytes, name.length + value.length + 2)
           : "utf8";
       at += bytes.write(name, at, encoding);
       bytes[at++] = EQUALS_SIGN;
@@ -347,11 +355,11 @@ export function packStrings(
       bound += (typeof item === "string" ? item.length * 3 : item.length) + 1;
     }
   }
-  // When the exact size equals one byte per UTF-16 unit (plus the NULs),
-  // every string is ASCII: latin1 writes the same bytes, copied without encoding.
+  // With the exact size known, one check covers the whole list (a Buffer's
+  // length is its size, so only strings can make the two differ).
   let units = 0;
   if (size !== undefined) for (let i = 0; i < count; i++) units += list[i]!.length + 1;
-  const encoding = units === size ? "latin1" : "utf8";
+  const encoding = size === undefined ? "utf8" : encodingFor(size, units);
   const bytes = argvScratch.get(bound);
   let at = 0;
   for (let i = 0; i < count; i++) {
