@@ -17,7 +17,13 @@
 import { Socket } from "node:net";
 import { constants } from "node:os";
 import { packedEnvp, packStrings } from "../env-input.js";
-import type { NativeBinding, RawChildExit, RawChildHandle, RawExecControls } from "../native.js";
+import type {
+  NativeBinding,
+  RawChildExit,
+  RawChildHandle,
+  RawExecControls,
+  RawSpawnOptions,
+} from "../native.js";
 import type { Engine, EngineChild, EngineExit, EngineRequest, TakenOver } from "./engine.js";
 import type { ExecControls } from "./exec-controls.js";
 import { WATCHDOG_PROGRAM } from "./watchdog.js";
@@ -100,6 +106,19 @@ export function stdioFds(request: EngineRequest): number[] {
   return fds;
 }
 
+/**
+ * The request's argv and envp as the addon takes them: each one packed
+ * Buffer with its count. The argv bytes may be a reused Buffer: pass them
+ * to the addon at once (both engines do, in the same call).
+ */
+export function packedArgs(
+  request: EngineRequest,
+): Pick<RawSpawnOptions, "argv" | "argvCount" | "envp" | "envpCount"> {
+  const argv = packStrings(request.argv, "spawn: argv", request.argvBytes);
+  const envp = packedEnvp(request.entries);
+  return { argv: argv.bytes, argvCount: argv.count, envp: envp.bytes, envpCount: envp.count };
+}
+
 const NO_CONTROLS: RawExecControls = Object.freeze({});
 
 /** EXACTSPAWN_CHILD_PATH=1: every spawn of an engine made now takes the child path. */
@@ -173,14 +192,9 @@ export function nativeEngine(binding: SpawnCapable): Engine {
       if (request.cleanup === true) startWatchdog();
       const capture = request.capture;
       const captured = capture !== undefined && capture.slots.length > 0 ? capture.slots : NONE;
-      const argv = packStrings(request.argv, "spawn: argv", request.argvBytes);
-      const envp = packedEnvp(request.entries);
       const handle = binding.spawn({
         file: request.file,
-        argv: argv.bytes,
-        argvCount: argv.count,
-        envp: envp.bytes,
-        envpCount: envp.count,
+        ...packedArgs(request),
         cwd: request.cwd,
         stdio: stdioFds(request),
         capture: captured.length > 0 ? captured : undefined,

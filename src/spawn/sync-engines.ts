@@ -9,12 +9,11 @@
 import { Buffer } from "node:buffer";
 import { spawnSync as spawnChildSync } from "node:child_process";
 import { constants } from "node:os";
-import { packedEnvp, packStrings } from "../env-input.js";
 import { systemError } from "../errors.js";
 import type { NativeBinding } from "../native.js";
 import type { EngineRequest, ResourceUsage } from "./engine.js";
 import { envObject, FallbackUnsupportedError, fallbackIds, utf8 } from "./fallback-engine.js";
-import { childPathForced, nativeControls, stdioFds } from "./native-engine.js";
+import { childPathForced, nativeControls, packedArgs, stdioFds } from "./native-engine.js";
 
 /** How a synchronous run is bounded. */
 export interface SyncBounds {
@@ -49,14 +48,9 @@ export function canRunSyncNatively(binding: NativeBinding | null): binding is Sy
 export function nativeSyncEngine(binding: SyncCapable): SyncEngine {
   const alwaysChildPath = childPathForced();
   return (request, bounds) => {
-    const argv = packStrings(request.argv, "spawn: argv", request.argvBytes);
-    const envp = packedEnvp(request.entries);
     const raw = binding.spawnSync({
       file: request.file,
-      argv: argv.bytes,
-      argvCount: argv.count,
-      envp: envp.bytes,
-      envpCount: envp.count,
+      ...packedArgs(request),
       cwd: request.cwd,
       stdio: stdioFds(request),
       input: bounds.input,
