@@ -316,6 +316,15 @@ export function planBashStep(
   command: string,
   options: BashStepOptions = {},
 ): BashStepPlan {
+  return planWithInvocation(host, command, options).plan;
+}
+
+/** The plan and the invocation it leads to, built once (runBashStep runs that invocation). */
+function planWithInvocation(
+  host: BashStepHost,
+  command: string,
+  options: BashStepOptions,
+): { readonly plan: BashStepPlan; readonly invocation: BashInvocation } {
   validateCommand(command);
   validateOptions(options);
   if (options.maxEnvValueBytes !== undefined) {
@@ -376,18 +385,18 @@ export function planBashStep(
         sizes: spill.sizes,
         ...(host.logger === undefined ? {} : { log: host.logger }),
       });
-  const scriptMode = stepInvocation(interpreter, command, spill, layered.env, options).mode;
+  const invocation = stepInvocation(interpreter, command, spill, layered.env, options);
   // The per-variable report is for explaining a plan (the CLI, a host's own
   // view); running the step never reads it, so it is built on first read.
   let variables: readonly VariableReport[] | undefined;
-  return {
+  const plan: BashStepPlan = {
     interpreter,
     limits,
     layered,
     stepSkipped: steps.skipped,
     spill,
     bounded,
-    scriptMode,
+    scriptMode: invocation.mode,
     tmpdir,
     footprint: bounded.footprint,
     get variables(): readonly VariableReport[] {
@@ -395,6 +404,7 @@ export function planBashStep(
       return variables;
     },
   };
+  return { plan, invocation };
 }
 
 /** The invocation a plan leads to: the same function sizes the plan and builds the real argv. */
@@ -432,14 +442,7 @@ export async function runBashStep(
   command: string,
   options: BashStepOptions = {},
 ): Promise<BashStepResult> {
-  const plan = planBashStep(host, command, options);
-  const invocation = stepInvocation(
-    plan.interpreter,
-    command,
-    plan.spill,
-    plan.layered.env,
-    options,
-  );
+  const { plan, invocation } = planWithInvocation(host, command, options);
   // The plan's footprint is exact only if the planner predicted this argv's
   // size exactly (the env is the plan's own): a mismatch is a bug, caught
   // here rather than as a wrong budget.
