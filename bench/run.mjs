@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs every spawn benchmark with its anchors side by side in one run and
 // prints medians and ratios. Needs `npm run compile` (imports ../dist) and cc.
-// Usage: node bench/run.mjs [--quick] [--only=1,2,8,...] (rows by number; 8-12
+// Usage: node bench/run.mjs [--quick] [--only=1,2,8,...] (rows by number; 8-11
 // are the environment, argv and planning rows of issue 14)
 import { spawnSync as cpSpawnSync, execFileSync, spawn as spawnChild } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
