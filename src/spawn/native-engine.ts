@@ -45,6 +45,18 @@ function socketFor(fd: number, slot: number): Socket {
     : new Socket({ fd, readable: true, writable: false });
 }
 
+/** Frozen all-null stream lists, by length: a child with no parent ends shares one. */
+const NO_STREAMS: (readonly null[])[] = [];
+
+function noStreams(count: number): readonly null[] {
+  let streams = NO_STREAMS[count];
+  if (streams === undefined) {
+    streams = Object.freeze(new Array<null>(count).fill(null));
+    NO_STREAMS[count] = streams;
+  }
+  return streams;
+}
+
 class NativeChild implements EngineChild {
   readonly pid: number;
   readonly streams: ReadonlyArray<Socket | null>;
@@ -57,7 +69,7 @@ class NativeChild implements EngineChild {
     const fds = handle.fds;
     this.streams =
       fds === undefined
-        ? new Array(stdioCount).fill(null)
+        ? noStreams(stdioCount)
         : fds.map((fd, slot) => (fd < 0 ? null : socketFor(fd, slot)));
   }
   kill(signal: number): number {

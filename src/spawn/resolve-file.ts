@@ -16,9 +16,15 @@ import { systemError } from "../errors.js";
 
 const { ENOENT, EACCES } = osConstants.errno;
 
+/** An empty, "." or ".." segment, or a trailing "/": what path.resolve would rewrite. */
+const NOT_NORMAL = /\/(?:\.{1,2})?(?:\/|$)/;
+
 export function resolveFile(file: string, searchPath: string | undefined, cwd: string): string {
   if (file.length === 0) throw systemError(ENOENT, "posix_spawn", file);
-  if (file.includes("/")) return resolve(cwd, file);
+  if (file.includes("/")) {
+    // An absolute path resolve() would return unchanged is used as it is.
+    return file.charCodeAt(0) === 0x2f && !NOT_NORMAL.test(file) ? file : resolve(cwd, file);
+  }
   let denied = false;
   for (const dir of (searchPath ?? "").split(":")) {
     if (searchPath === undefined || searchPath === "") break;

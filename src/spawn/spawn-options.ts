@@ -94,6 +94,7 @@ export const SPAWN_OPTION_KEYS = knownKeys<SpawnOptions>({
 
 export interface NormalizedOptions {
   readonly env: EnvInput;
+  /** options.path; undefined means the parent's PATH (read by engineRequest when a search needs it). */
   readonly path: string | undefined;
   readonly cwd: string | undefined;
   readonly argv0: string | Buffer | undefined;
@@ -203,7 +204,7 @@ export function normalizeOptions(options: SpawnOptions | undefined): NormalizedO
   }
   return {
     env: o.env ?? {},
-    path: o.path ?? process.env["PATH"],
+    path: o.path,
     cwd: o.cwd,
     argv0: o.argv0,
     stdio: stdioSlots(o.stdio, input !== undefined),

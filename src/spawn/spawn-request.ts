@@ -42,7 +42,8 @@ export function spawnInput(
     throw new TypeError(`${api}: file must be a string without NUL`);
   }
   if (!Array.isArray(args)) throw new TypeError(`${api}: args must be an array`);
-  for (const [i, arg] of args.entries()) {
+  for (let i = 0; i < args.length; i++) {
+    const arg: unknown = args[i];
     if (typeof arg !== "string" && !Buffer.isBuffer(arg)) {
       throw new TypeError(`${api}: args[${i}] must be a string or Buffer`);
     }
@@ -84,7 +85,9 @@ function offenders(
  */
 export function engineRequest(input: SpawnInput): EngineRequest {
   const o = input.options;
-  const file = resolveFile(input.file, o.path, input.cwd ?? process.cwd());
+  // The parent's PATH is read only for a file that needs a search.
+  const searchPath = input.file.includes("/") ? undefined : (o.path ?? process.env["PATH"]);
+  const file = resolveFile(input.file, searchPath, input.cwd ?? process.cwd());
   const fit = footprintOf(file, input.argv, input.entries, undefined, input.cwd);
   if (!fit.fits)
     throw new SpawnError(file, fit, offenders(input.argv, input.entries, fit.oversized));

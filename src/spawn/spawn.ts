@@ -15,7 +15,7 @@ import { canSpawnNatively, nativeEngine } from "./native-engine.js";
 import { outputLimit } from "./output-limit.js";
 import type { KnownKeys, NoOptions, ResultOf } from "./output-type.js";
 import type { SpawnOptions } from "./spawn-options.js";
-import { engineRequest, explainCwd, spawnInput } from "./spawn-request.js";
+import { engineRequest, spawnInput } from "./spawn-request.js";
 import { Subprocess } from "./subprocess.js";
 
 let engineFor: { binding: NativeBinding | null; engine: Engine } | undefined;
@@ -88,21 +88,7 @@ export function spawn(
     return failedBeforeStart(error);
   }
   const o = input.options;
-  const engine = currentEngine();
-  const startEngine: Engine = {
-    native: engine.native,
-    start(req, onExit, onOverflow) {
-      // The fallback reports exec failures through onExit, the native engine by throwing.
-      const explained: typeof onExit = (exit) =>
-        onExit(exit instanceof Error ? (explainCwd(exit, input.cwd) as Error) : exit);
-      try {
-        return engine.start(req, explained, onOverflow);
-      } catch (error) {
-        throw explainCwd(error, input.cwd);
-      }
-    },
-  };
-  return new Subprocess(startEngine, request, {
+  return new Subprocess(currentEngine(), request, {
     encoding: o.encoding,
     buffer: o.buffer,
     maxBuffer: outputLimit(o.maxBuffer, o.encoding),

@@ -3,7 +3,8 @@
  *
  * A Subprocess is awaitable (it is a thenable over `.result`). The result
  * settles once the child has exited and every captured stream has closed.
- * Exec failures reject with the Node-style system error; run failures
+ * Exec failures reject with the Node-style system error (syscall "chdir"
+ * and the cwd as path when the cwd was the cause: explainCwd); run failures
  * (non-zero exit, signal, timeout, abort, maxBuffer) reject with
  * SubprocessError unless `reject: false`. The promise is created on first
  * use, so a subprocess nobody awaits never produces an unhandled rejection.
@@ -18,6 +19,7 @@ import { OutputCapture } from "./output-capture.js";
 import { signalNumber } from "./signals.js";
 import { type FailureReason, SubprocessError } from "./spawn-errors.js";
 import type { NormalizedOptions } from "./spawn-options.js";
+import { explainCwd } from "./spawn-request.js";
 
 /**
  * A run's outcome. spawn types stdout/stderr from its options (ResultOf in
@@ -145,7 +147,7 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
       this.pid = undefined;
       this.#streams = [];
       this.#child = undefined;
-      this.#settle({ ok: false, error });
+      this.#settle({ ok: false, error: explainCwd(error, this.#request?.cwd) });
       return;
     }
     this.#child = child;
@@ -390,7 +392,8 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
     this.#engineCaptured = NONE;
     if (exit instanceof Error) {
       for (const stream of this.#streams) stream?.destroy();
-      this.#settle({ ok: false, error: exit });
+      // The fallback reports exec failures here, the native engine by throwing from start().
+      this.#settle({ ok: false, error: explainCwd(exit, this.#request?.cwd) });
       return;
     }
     if (engineCaptured.length > 0) this.#engineOutput = exit.output ?? [];

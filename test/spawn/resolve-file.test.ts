@@ -1,6 +1,7 @@
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveFile } from "../../src/spawn/resolve-file.js";
 
@@ -20,6 +21,23 @@ describe("resolveFile", () => {
   it("uses a file containing a slash as is, resolved against cwd", () => {
     expect(resolveFile("./x/y", "/bin", "/work")).toBe("/work/x/y");
     expect(resolveFile("/abs/y", "/bin", "/work")).toBe("/abs/y");
+  });
+
+  it("returns what path.resolve returns for any path with a slash", () => {
+    // Absolute paths that are already normal skip path.resolve: the oracle is
+    // path.resolve itself, over paths built from the characters that matter.
+    const piece = fc.constantFrom("/", ".", "a", "é", "..", "//");
+    const path = fc.array(piece, { minLength: 1, maxLength: 12 }).map((p) => p.join(""));
+    fc.assert(
+      fc.property(path, (p) => {
+        fc.pre(p.includes("/"));
+        expect(resolveFile(p, undefined, "/cwd")).toBe(resolve("/cwd", p));
+      }),
+      { numRuns: 3000 },
+    );
+    for (const p of ["/", "//a", "/a/", "/a/.", "/a/..", "/a/./b", "/a//b", "/..a", "/a/.../b"]) {
+      expect(resolveFile(p, undefined, "/cwd")).toBe(resolve("/cwd", p));
+    }
   });
 
   it("takes the first executable regular file in the caller's PATH", () => {

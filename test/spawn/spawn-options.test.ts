@@ -1,11 +1,26 @@
+import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { normalizeOptions } from "../../src/spawn/spawn-options.js";
+import { engineRequest, spawnInput } from "../../src/spawn/spawn-request.js";
 
 describe("normalizeOptions", () => {
+  it("searches the parent's PATH for a bare file when no path is given", () => {
+    // The oracle is the shell's own PATH search in a child given the same PATH.
+    const expected = execFileSync("/bin/sh", ["-c", "command -v sh"], {
+      encoding: "utf8",
+      env: { PATH: process.env["PATH"] },
+    }).trim();
+    expect(engineRequest(spawnInput("spawn", "sh", [], {})).file).toBe(expected);
+    expect(engineRequest(spawnInput("spawn", "sh", [], { path: "/nowhere:/bin" })).file).toBe(
+      "/bin/sh",
+    );
+  });
+
   it("applies the documented defaults", () => {
     const o = normalizeOptions(undefined);
     expect(o.env).toEqual({});
-    expect(o.path).toBe(process.env["PATH"]);
+    // No path option: the parent's PATH, read when a search needs it (engineRequest).
+    expect(o.path).toBeUndefined();
     expect(o.stdio).toEqual(["ignore", "pipe", "pipe"]);
     expect(o).toMatchObject({
       encoding: "utf8",
