@@ -21,7 +21,7 @@
 
 // Code that runs in the child, on the child's stack: never instrumented by
 // AddressSanitizer, whose shadow writes for a borrowed stack would land in the
-// parent's shadow memory (CLONE_VM) and outlive the munmap of that stack.
+// parent's shadow memory (CLONE_VM), left poisoned by a child that never returns.
 #define EXACTSPAWN_CHILD_CODE __attribute__((no_sanitize_address, noinline))
 
 namespace exactspawn {
@@ -168,43 +168,56 @@ EXACTSPAWN_CHILD_CODE int child_main(void* raw) {
   fail(args, "execve");
 }
 
-// The child's stack with a PROT_NONE guard page below it; unmapped on scope exit.
+// The child's stack with a PROT_NONE guard page below it, mapped on a
+// thread's first spawn and kept for its later ones (unmapped when the thread
+// ends). Reuse is safe: CLONE_VFORK keeps the thread suspended until the
+// child has exec'ed (a new address space) or exited, so at most one child
+// runs on it, and only while its owner waits. Mapping a stack per spawn
+// cost an mmap, an mprotect and an munmap, and the munmap a TLB flush on
+// every CPU that ran one of the process's threads.
 class ChildStack {
  public:
-  ChildStack() {
-    long page = sysconf(_SC_PAGESIZE);
-    guard_ = page > 0 ? static_cast<size_t>(page) : 4096;
-    size_ = kStackSize + guard_;
-    void* map = mmap(nullptr, size_, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
-    if (map == MAP_FAILED) {
-      error_ = errno;
-      syscall_ = "mmap";
-      return;
-    }
-    base_ = static_cast<char*>(map);
-    if (mprotect(base_, guard_, PROT_NONE) != 0) {
-      error_ = errno;
-      syscall_ = "mprotect";
-    }
-  }
+  ChildStack() = default;
   ~ChildStack() {
     if (base_ != nullptr) munmap(base_, size_);
   }
   ChildStack(const ChildStack&) = delete;
   ChildStack& operator=(const ChildStack&) = delete;
 
-  int error() const { return error_; }
+  // Maps the stack unless it already is. 0, or an errno with failed_syscall()
+  // naming the call (a later spawn tries again).
+  int ensure() {
+    if (base_ != nullptr) return 0;
+    long page = sysconf(_SC_PAGESIZE);
+    size_t guard = page > 0 ? static_cast<size_t>(page) : 4096;
+    size_t size = kStackSize + guard;
+    void* map = mmap(nullptr, size, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+    if (map == MAP_FAILED) {
+      syscall_ = "mmap";
+      return errno;
+    }
+    if (mprotect(map, guard, PROT_NONE) != 0) {
+      int error = errno;
+      munmap(map, size);
+      syscall_ = "mprotect";
+      return error;
+    }
+    base_ = static_cast<char*>(map);
+    size_ = size;
+    return 0;
+  }
   const char* failed_syscall() const { return syscall_; }
   void* top() const { return base_ + size_; }  // page-aligned, so 16-byte aligned
 
  private:
   char* base_ = nullptr;
   size_t size_ = 0;
-  size_t guard_ = 0;
-  int error_ = 0;
   const char* syscall_ = nullptr;
 };
+
+// One per thread that spawns: two threads never share a stack.
+thread_local ChildStack thread_stack;
 
 }  // namespace
 
@@ -220,10 +233,10 @@ int spawn_child_path(const SpawnRequest& request, const ExecControls& controls, 
     return -EINVAL;
   }
   std::vector<int> sources(request.stdio, request.stdio + request.stdio_count);
-  ChildStack stack;
-  if (stack.error() != 0) {
+  ChildStack& stack = thread_stack;
+  if (int error = stack.ensure(); error != 0) {
     failure->syscall = stack.failed_syscall();
-    return -stack.error();
+    return -error;
   }
 
   ChildArgs args = {&request, &controls, sources.data(), getpid(), 0, nullptr};

@@ -5,7 +5,8 @@
 //
 // The parent blocks every signal (glibc's internal ones included) on the
 // calling thread and calls clone(2) with CLONE_VM | CLONE_VFORK onto a stack
-// of its own (mmap(2), one PROT_NONE guard page below it). The calling thread
+// of its own (mmap(2), one PROT_NONE guard page below it; one per thread,
+// mapped once and reused by its later spawns). The calling thread
 // is suspended until the child has called execve(2) or exited, so the child
 // may write into the parent's memory: a failure before the exec is stored
 // there as an errno plus the name of the failing system call, and the child

@@ -14,6 +14,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { nativeStatus, type SpawnOptions, spawn } from "../../src/index.js";
 import type { NativeBinding } from "../../src/native.js";
@@ -306,4 +307,36 @@ describe.runIf(nativeStatus().loaded)("parentDeathSignal (native engine)", () =>
     expect(await eventually(() => !isRunning(guarded!))).toBe(true);
     expect(isRunning(loose!)).toBe(true);
   });
+});
+
+describe.runIf(nativeStatus().loaded)("the child path on several threads at once", () => {
+  it("gives every child exactly its own argv and exit, whichever thread spawned it", async () => {
+    // Each thread reuses a child stack of its own: a stack two threads shared
+    // would let one thread's child overwrite another's frames before exec.
+    const lane = `
+      const { parentPort, workerData } = require("node:worker_threads");
+      (async () => {
+        const { spawn } = await import(workerData.dist);
+        const wrong = [];
+        for (let i = 0; i < workerData.count; i++) {
+          const tag = workerData.lane * 1000 + i;
+          const result = await spawn("/bin/sh", ["-c", 'printf %s "$1"; exit $(($1 % 200))', "sh", String(tag)], { umask: 0o077, reject: false });
+          if (result.stdout !== String(tag) || result.exitCode !== tag % 200) wrong.push(tag);
+        }
+        parentPort.postMessage(wrong);
+      })();`;
+    const lanes = Array.from(
+      { length: 4 },
+      (_, index) =>
+        new Promise<number[]>((done, fail) => {
+          const worker = new Worker(lane, {
+            eval: true,
+            workerData: { dist, lane: index, count: 100 },
+          });
+          worker.once("message", done);
+          worker.once("error", fail);
+        }),
+    );
+    expect((await Promise.all(lanes)).flat()).toEqual([]);
+  }, 60_000);
 });
