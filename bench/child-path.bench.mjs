@@ -1,51 +1,76 @@
 #!/usr/bin/env node
-// posix_spawn against the addon's own child path (clone + execve, taken when
-// an exec control is set), through the addon directly so nothing but the
-// start path differs: sequential /bin/true, stdio to /dev/null, interleaved
-// rounds, median spawns/s and mean parent CPU µs per spawn.
+// Where a small spawn's parent CPU goes, in steady state: sequential
+// /bin/true, stdio to /dev/null, 2 variables, interleaved rounds after one
+// discarded warm-up round each. Contenders:
+//   c            the C posix_spawn + waitpid loop (bench/spawn_loop.c), the anchor
+//   posix_spawn  the addon called directly, no JavaScript policy
+//   child_path   the same, through the addon's own child path (clone + execve,
+//                taken when an exec control is set)
+//   spawn        exactspawn's spawn(): the whole library (needs npm run compile)
+// Prints median spawns/s, median parent CPU µs per spawn (process.cpuUsage,
+// every thread; the C loop's own CPU clock) and each one's CPU over the C loop's.
 // Usage: node bench/child-path.bench.mjs [spawnsPerRound=1000] [rounds=5]
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { spawn } from "../dist/index.js";
+import { buildAnchor, runAnchor } from "./anchor.mjs";
 import { median } from "./stats.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const binding = createRequire(import.meta.url)("node-gyp-build")(root);
 const count = Number(process.argv[2] ?? 1000);
 const rounds = Number(process.argv[3] ?? 5);
+const anchor = buildAnchor();
 
-const once = (controls) =>
+const ARGV = Buffer.from("/bin/true\0");
+// The envp spawn_loop builds for "2 10": two 10-byte strings.
+const ENV = { V00000: "xxx", V00001: "xxx" };
+const ENVP = Buffer.from("V00000=xxx\0V00001=xxx\0");
+
+const direct = (controls) => () =>
   new Promise((resolve) =>
     binding.spawn({
       file: "/bin/true",
-      argv: ["true"],
-      envp: [],
+      argv: ARGV,
+      argvCount: 1,
+      envp: ENVP,
+      envpCount: 2,
       stdio: [-1, -1, -1],
       controls,
       onExit: resolve,
     }),
   );
 
-/** [spawns per second, parent CPU µs per spawn] of one round. */
-async function round(controls) {
+/** [spawns per second, parent CPU µs per spawn] of one round of `once`. */
+async function round(once) {
   const cpu0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
-  for (let i = 0; i < count; i++) await once(controls);
+  for (let i = 0; i < count; i++) await once();
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   const cpu = process.cpuUsage(cpu0);
   return [count / seconds, (cpu.user + cpu.system) / count];
 }
 
-const paths = { posix_spawn: undefined, child_path: {} };
-const results = { posix_spawn: [], child_path: [] };
-for (const controls of Object.values(paths)) await round(controls); // warm-up
+const contenders = {
+  c: async () => {
+    const [ns, cpuNs] = runAnchor(anchor, ["ignore", count, 1, 0, "/bin/true", 2, 10]);
+    return [count / (ns / 1e9), cpuNs / 1000 / count];
+  },
+  posix_spawn: () => round(direct(undefined)),
+  child_path: () => round(direct({})),
+  spawn: () => round(() => spawn("/bin/true", [], { env: ENV, stdio: "ignore" })),
+};
+const results = Object.fromEntries(Object.keys(contenders).map((name) => [name, []]));
+for (const run of Object.values(contenders)) await run(); // warm-up
 for (let r = 0; r < rounds; r++) {
-  for (const [name, controls] of Object.entries(paths)) results[name].push(await round(controls));
+  for (const [name, run] of Object.entries(contenders)) results[name].push(await run());
 }
-for (const [name, samples] of Object.entries(results)) {
-  const rate = median(samples.map(([perSecond]) => perSecond));
-  const cpu = samples.reduce((sum, [, micros]) => sum + micros, 0) / samples.length;
+const cpuOf = (name) => median(results[name].map(([, micros]) => micros));
+for (const name of Object.keys(contenders)) {
+  const rate = median(results[name].map(([perSecond]) => perSecond));
+  const cpu = cpuOf(name);
   console.log(
-    `${name.padEnd(12)} ${rate.toFixed(0)} spawns/s (median)  ${cpu.toFixed(0)} µs parent CPU/spawn (mean)`,
+    `${name.padEnd(12)} ${rate.toFixed(0).padStart(5)} spawns/s  ${cpu.toFixed(0).padStart(4)} µs parent CPU/spawn  ${(cpu / cpuOf("c")).toFixed(2)}x the C loop's CPU`,
   );
 }

@@ -4,15 +4,13 @@
 // Usage: node bench/run.mjs [--quick] [--only=1,2,8,...] (rows by number; 8-11
 // are the environment, argv and planning rows of issue 14)
 import { spawnSync as cpSpawnSync, execFileSync, spawn as spawnChild } from "node:child_process";
-import { mkdirSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
-import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 import { nativeStatus, spawn, spawnSync } from "../dist/index.js";
+import { buildAnchor, runAnchor } from "./anchor.mjs";
 import { median } from "./stats.mjs";
 
-const here = dirname(fileURLToPath(import.meta.url));
 const TRUE = "/bin/true";
 const quick = process.argv.includes("--quick");
 // Many short interleaved rounds: on a shared 2-core machine the load drifts, and
@@ -23,14 +21,6 @@ const onlyArg = process.argv.find((a) => a.startsWith("--only="));
 const only = onlyArg === undefined ? null : new Set(onlyArg.slice(7).split(","));
 const wanted = (row) => only === null || only.has(String(row));
 
-function buildAnchor() {
-  const out = join(here, ".build");
-  mkdirSync(out, { recursive: true });
-  const binary = join(out, "spawn_loop");
-  execFileSync("cc", ["-O2", "-Wall", "-o", binary, join(here, "spawn_loop.c")]);
-  return binary;
-}
-
 const anchor = buildAnchor();
 
 /** Parent CPU (µs per spawn) of the last measured round, by contender key. */
@@ -38,14 +28,7 @@ const cpu = {};
 
 /** Spawns per second of the C loop (its own clock); records its own CPU per spawn. */
 function cRate(mode, count, inflight, holdMib = 0, extra = []) {
-  const [ns, cpuNs] = execFileSync(
-    anchor,
-    [mode, String(count), String(inflight), String(holdMib), TRUE, ...extra.map(String)],
-    { encoding: "utf8" },
-  )
-    .trim()
-    .split(" ")
-    .map(Number);
+  const [ns, cpuNs] = runAnchor(anchor, [mode, count, inflight, holdMib, TRUE, ...extra]);
   cpu.last = cpuNs / 1000 / count;
   return count / (ns / 1e9);
 }
@@ -78,6 +61,9 @@ const cpIgnore = () =>
 async function compare(name, contenders) {
   const rates = Object.fromEntries(Object.keys(contenders).map((k) => [k, []]));
   const cpus = Object.fromEntries(Object.keys(contenders).map((k) => [k, []]));
+  // One discarded round each first: JavaScript is compiled and optimised (on
+  // V8's helper threads, which process.cpuUsage counts) while code is new.
+  for (const run of Object.values(contenders)) await run();
   for (let round = 0; round < ROUNDS; round++) {
     for (const [key, run] of Object.entries(contenders)) {
       rates[key].push(await run());
