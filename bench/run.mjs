@@ -70,30 +70,39 @@ async function compare(name, contenders) {
       cpus[key].push(cpu.last);
     }
   }
-  const medians = Object.fromEntries(Object.entries(rates).map(([k, v]) => [k, median(v)]));
-  const cpuMedians = Object.fromEntries(Object.entries(cpus).map(([k, v]) => [k, median(v)]));
-  return { name, medians, cpuMedians };
+  return { name, rates, cpus };
 }
 
-function printRow({ name, medians, cpuMedians }, goals) {
-  const ours = medians.ours;
+const mediansOf = (samples) =>
+  Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
+
+/**
+ * The median over rounds of ours / theirs, each round's pair measured back
+ * to back: drift between rounds cancels, which a ratio of medians keeps.
+ */
+const pairedRatio = (ours, theirs) => median(ours.map((value, round) => value / theirs[round]));
+
+/** Prints a row from its per-round samples (spawns/s, and parent CPU µs when measured). */
+function printRow({ name, rates, cpus }, goals) {
+  const medians = mediansOf(rates);
   const parts = Object.entries(medians).map(([k, v]) => `${k} ${v.toFixed(0)}/s`);
-  const ratios = Object.keys(medians)
+  const ratios = Object.keys(rates)
     .filter((k) => k !== "ours")
     .map((k) => {
-      const ratio = ours / medians[k];
+      const ratio = pairedRatio(rates.ours, rates[k]);
       const goal = goals[k];
       return `ours/${k} ${ratio.toFixed(2)}x${goal ? ` (goal >= ${goal}x ${ratio >= goal ? "met" : "MISSED"})` : ""}`;
     });
-  const cpuLine = cpuMedians
-    ? `\n  parent CPU per spawn: ${Object.entries(cpuMedians)
+  const cpuRatio = cpus?.c === undefined ? undefined : pairedRatio(cpus.ours, cpus.c);
+  const cpuLine = cpus
+    ? `\n  parent CPU per spawn: ${Object.entries(mediansOf(cpus))
         .map(([k, v]) => `${k} ${v.toFixed(0)} µs`)
         .join(", ")}${
-        cpuMedians.c === undefined
+        cpuRatio === undefined
           ? ""
-          : `; ours/c ${(cpuMedians.ours / cpuMedians.c).toFixed(2)}x${
+          : `; ours/c ${cpuRatio.toFixed(2)}x${
               goals.cpu
-                ? ` (goal <= ${goals.cpu}x ${cpuMedians.ours / cpuMedians.c <= goals.cpu ? "met" : "MISSED"})`
+                ? ` (goal <= ${goals.cpu}x ${cpuRatio <= goals.cpu ? "met" : "MISSED"})`
                 : ""
             }`
       }`
@@ -126,11 +135,7 @@ async function syncHoldingBench() {
   const result = JSON.parse(text);
   return {
     name: `(7) spawnSync /bin/true, parent holding 1 GiB (RSS ${(result.rss / 2 ** 30).toFixed(2)} GiB)`,
-    medians: {
-      ours: median(result.ours),
-      c: median(result.c),
-      child_process: median(result.child_process),
-    },
+    rates: { ours: result.ours, c: result.c, child_process: result.child_process },
   };
 }
 
@@ -159,11 +164,7 @@ async function holdingBench() {
   const result = JSON.parse(text);
   return {
     name: `(4) sequential /bin/true, parent holding 2 GiB (RSS ${(result.rss / 2 ** 30).toFixed(2)} GiB)`,
-    medians: {
-      ours: median(result.ours),
-      c: median(result.c),
-      child_process: median(result.child_process),
-    },
+    rates: { ours: result.ours, c: result.c, child_process: result.child_process },
   };
 }
 
@@ -188,7 +189,9 @@ async function concurrentBench() {
 }
 
 if (!nativeStatus().loaded) console.log(`NOTE: native addon not loaded (${nativeStatus().reason})`);
-console.log(`node ${process.versions.node}, ${ROUNDS} rounds, medians of spawns/s\n`);
+console.log(
+  `node ${process.versions.node}, ${ROUNDS} rounds, medians of spawns/s; ratios are the median of each round's ratio\n`,
+);
 
 // Warm-up: JIT, page cache, the addon's first-use paths.
 await rate(100, 1, () => spawn(TRUE, [], { stdio: "ignore" }));
