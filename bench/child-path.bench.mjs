@@ -8,14 +8,15 @@
 //                taken when an exec control is set)
 //   spawn        exactspawn's spawn(): the whole library (needs npm run compile)
 // Prints median spawns/s, median parent CPU µs per spawn (process.cpuUsage,
-// every thread; the C loop's own CPU clock) and each one's CPU over the C loop's.
+// every thread; the C loop's own CPU clock) and each one's CPU over the C
+// loop's (the median of the per-round ratios).
 // Usage: node bench/child-path.bench.mjs [spawnsPerRound=1000] [rounds=5]
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { spawn } from "../dist/index.js";
 import { buildAnchor, runAnchor } from "./anchor.mjs";
-import { median } from "./stats.mjs";
+import { median, pairedRatio } from "./stats.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const binding = createRequire(import.meta.url)("node-gyp-build")(root);
@@ -66,11 +67,12 @@ for (const run of Object.values(contenders)) await run(); // warm-up
 for (let r = 0; r < rounds; r++) {
   for (const [name, run] of Object.entries(contenders)) results[name].push(await run());
 }
-const cpuOf = (name) => median(results[name].map(([, micros]) => micros));
+const cpusOf = (name) => results[name].map(([, micros]) => micros);
 for (const name of Object.keys(contenders)) {
   const rate = median(results[name].map(([perSecond]) => perSecond));
-  const cpu = cpuOf(name);
+  const cpu = median(cpusOf(name));
+  const overC = pairedRatio(cpusOf(name), cpusOf("c"));
   console.log(
-    `${name.padEnd(12)} ${rate.toFixed(0).padStart(5)} spawns/s  ${cpu.toFixed(0).padStart(4)} µs parent CPU/spawn  ${(cpu / cpuOf("c")).toFixed(2)}x the C loop's CPU`,
+    `${name.padEnd(12)} ${rate.toFixed(0).padStart(5)} spawns/s  ${cpu.toFixed(0).padStart(4)} µs parent CPU/spawn  ${overC.toFixed(2)}x the C loop's CPU`,
   );
 }

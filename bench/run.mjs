@@ -9,7 +9,7 @@ import { performance } from "node:perf_hooks";
 import { execa } from "execa";
 import { nativeStatus, spawn, spawnSync } from "../dist/index.js";
 import { buildAnchor, runAnchor } from "./anchor.mjs";
-import { median } from "./stats.mjs";
+import { median, pairedRatio } from "./stats.mjs";
 
 const TRUE = "/bin/true";
 const quick = process.argv.includes("--quick");
@@ -76,12 +76,6 @@ async function compare(name, contenders) {
 const mediansOf = (samples) =>
   Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
 
-/**
- * The median over rounds of ours / theirs, each round's pair measured back
- * to back: drift between rounds cancels, which a ratio of medians keeps.
- */
-const pairedRatio = (ours, theirs) => median(ours.map((value, round) => value / theirs[round]));
-
 /** Prints a row from its per-round samples (spawns/s, and parent CPU µs when measured). */
 function printRow({ name, rates, cpus }, goals) {
   const medians = mediansOf(rates);
@@ -114,7 +108,8 @@ async function syncHoldingBench() {
   // spawnSync in a Node process holding 1 GiB of touched memory: child_process forks it.
   const script = `
     import { spawnSync } from ${JSON.stringify(new URL("../dist/index.js", import.meta.url).href)};
-    import { spawnSync as cpSpawnSync, execFileSync } from "node:child_process";
+    import { spawnSync as cpSpawnSync } from "node:child_process";
+    import { runAnchor } from ${JSON.stringify(new URL("./anchor.mjs", import.meta.url).href)};
     import { performance } from "node:perf_hooks";
     const hold = Buffer.alloc(1 << 30, 1);
     const count = ${quick ? 30 : 60}, cpCount = ${quick ? 3 : 5};
@@ -122,8 +117,8 @@ async function syncHoldingBench() {
     const out = { ours: [], c: [], child_process: [] };
     for (let r = 0; r < 5; r++) {
       out.ours.push(time(count, () => spawnSync("/bin/true", [], { stdio: "ignore" })));
-      const ns = execFileSync(${JSON.stringify(anchor)}, ["ignore", String(count), "1", "1024", "/bin/true"], { encoding: "utf8" });
-      out.c.push(count / (Number(ns.split(" ")[0]) / 1e9));
+      const [ns] = runAnchor(${JSON.stringify(anchor)}, ["ignore", count, 1, 1024, "/bin/true"]);
+      out.c.push(count / (ns / 1e9));
       out.child_process.push(time(cpCount, () => cpSpawnSync("/bin/true", [], { stdio: "ignore", env: {} })));
     }
     console.log(JSON.stringify({ rss: process.memoryUsage().rss, held: hold.length, ...out }));
@@ -143,7 +138,8 @@ async function holdingBench() {
   // A separate Node process holding 2 GiB of touched Buffer memory runs the contenders.
   const script = `
     import { spawn } from ${JSON.stringify(new URL("../dist/index.js", import.meta.url).href)};
-    import { spawn as spawnChild, execFileSync } from "node:child_process";
+    import { spawn as spawnChild } from "node:child_process";
+    import { runAnchor } from ${JSON.stringify(new URL("./anchor.mjs", import.meta.url).href)};
     import { performance } from "node:perf_hooks";
     const hold = [Buffer.alloc(1 << 30, 1), Buffer.alloc(1 << 30, 1)];
     const count = ${quick ? 30 : 60}, cpCount = ${quick ? 3 : 5};
@@ -151,8 +147,8 @@ async function holdingBench() {
     const out = { ours: [], c: [], child_process: [] };
     for (let r = 0; r < 5; r++) {
       out.ours.push(await time(count, () => spawn("/bin/true", [], { stdio: "ignore" })));
-      const ns = execFileSync(${JSON.stringify(anchor)}, ["ignore", String(count), "1", "2048", "/bin/true"], { encoding: "utf8" });
-      out.c.push(count / (Number(ns.split(" ")[0]) / 1e9));
+      const [ns] = runAnchor(${JSON.stringify(anchor)}, ["ignore", count, 1, 2048, "/bin/true"]);
+      out.c.push(count / (ns / 1e9));
       out.child_process.push(await time(cpCount, () => new Promise((res) => spawnChild("/bin/true", [], { stdio: "ignore", env: {} }).on("exit", res))));
     }
     console.log(JSON.stringify({ rss: process.memoryUsage().rss, held: hold.length, ...out }));
