@@ -20,3 +20,31 @@ export function buildAnchor() {
 export function runAnchor(binary, args) {
   return execFileSync(binary, args.map(String), { encoding: "utf8" }).trim().split(" ").map(Number);
 }
+
+/**
+ * The Bun binary for the runtime-peer rows: $BUN, else `bun` on PATH; null
+ * (the rows are skipped, with the reason printed) when there is none. The
+ * npm package @oven/bun-linux-x64 (or -aarch64) carries one in package/bin.
+ */
+export function findBun() {
+  const candidates = process.env.BUN ? [process.env.BUN] : ["bun"];
+  for (const bun of candidates) {
+    try {
+      execFileSync(bun, ["--version"], { stdio: "ignore" });
+      return bun;
+    } catch {
+      // not runnable: try the next one
+    }
+  }
+  return null;
+}
+
+/** One run of bench/bun-anchor.mjs under Bun: [elapsed ns, its own CPU ns]. */
+export function runBunAnchor(bun, args) {
+  return execFileSync(bun, [join(here, "bun-anchor.mjs"), ...args.map(String)], {
+    encoding: "utf8",
+  })
+    .trim()
+    .split(" ")
+    .map(Number);
+}

@@ -1,14 +1,14 @@
 #!/usr/bin/env node
 // Runs every spawn benchmark with its anchors side by side in one run and
 // prints medians and ratios. Needs `npm run compile` (imports ../dist) and cc.
-// Usage: node bench/run.mjs [--quick] [--only=1,2,8,...] (rows by number; 8-11
+// Usage: [BUN=/path/to/bun] node bench/run.mjs [--quick] [--only=1,2,8,...] (rows by number; 8-11
 // are the environment, argv and planning rows of issue 14)
 import { spawnSync as cpSpawnSync, execFileSync, spawn as spawnChild } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { execa } from "execa";
 import { nativeStatus, spawn, spawnSync } from "../dist/index.js";
-import { buildAnchor, runAnchor } from "./anchor.mjs";
+import { buildAnchor, findBun, runAnchor, runBunAnchor } from "./anchor.mjs";
 import { median, pairedRatio } from "./stats.mjs";
 
 const TRUE = "/bin/true";
@@ -22,6 +22,18 @@ const only = onlyArg === undefined ? null : new Set(onlyArg.slice(7).split(","))
 const wanted = (row) => only === null || only.has(String(row));
 
 const anchor = buildAnchor();
+const bun = findBun();
+
+/** Spawns per second of Bun.spawn under Bun (the runtime peer); records its CPU per spawn. */
+function bunRate(mode, count, inflight, extra = []) {
+  const [ns, cpuNs] = runBunAnchor(bun, [mode, count, inflight, TRUE, ...extra]);
+  cpu.last = cpuNs / 1000 / count;
+  return count / (ns / 1e9);
+}
+
+/** The Bun contender of a row, or none when no Bun binary is at hand. */
+const withBun = (mode, count, inflight, extra) =>
+  bun === null ? {} : { bun: () => bunRate(mode, count, inflight, extra) };
 
 /** Parent CPU (µs per spawn) of the last measured round, by contender key. */
 const cpu = {};
@@ -87,19 +99,20 @@ function printRow({ name, rates, cpus }, goals) {
       const goal = goals[k];
       return `ours/${k} ${ratio.toFixed(2)}x${goal ? ` (goal >= ${goal}x ${ratio >= goal ? "met" : "MISSED"})` : ""}`;
     });
-  const cpuRatio = cpus?.c === undefined ? undefined : pairedRatio(cpus.ours, cpus.c);
+  // Parent CPU against each contender that measured its own: the C loop (a
+  // blocking loop, the limit for throughput) and Bun.spawn (the same
+  // asynchronous job in the runtime peer).
+  const cpuRatios = Object.keys(cpus ?? {})
+    .filter((k) => k !== "ours" && (k === "c" || k === "bun"))
+    .map((k) => {
+      const ratio = pairedRatio(cpus.ours, cpus[k]);
+      const goal = k === "c" ? goals.cpu : goals.cpuBun;
+      return `ours/${k} ${ratio.toFixed(2)}x${goal ? ` (goal <= ${goal}x ${ratio <= goal ? "met" : "MISSED"})` : ""}`;
+    });
   const cpuLine = cpus
     ? `\n  parent CPU per spawn: ${Object.entries(mediansOf(cpus))
         .map(([k, v]) => `${k} ${v.toFixed(0)} µs`)
-        .join(", ")}${
-        cpuRatio === undefined
-          ? ""
-          : `; ours/c ${cpuRatio.toFixed(2)}x${
-              goals.cpu
-                ? ` (goal <= ${goals.cpu}x ${cpuRatio <= goals.cpu ? "met" : "MISSED"})`
-                : ""
-            }`
-      }`
+        .join(", ")}${cpuRatios.length === 0 ? "" : `; ${cpuRatios.join(", ")}`}`
     : "";
   console.log(`${name}\n  ${parts.join(", ")}\n  ${ratios.join(", ")}${cpuLine}`);
 }
@@ -185,8 +198,13 @@ async function concurrentBench() {
 }
 
 if (!nativeStatus().loaded) console.log(`NOTE: native addon not loaded (${nativeStatus().reason})`);
+if (bun === null) {
+  console.log(
+    "NOTE: no Bun binary (set BUN=/path/to/bun; the npm package @oven/bun-linux-x64 has one): the Bun.spawn rows are skipped",
+  );
+}
 console.log(
-  `node ${process.versions.node}, ${ROUNDS} rounds, medians of spawns/s; ratios are the median of each round's ratio\n`,
+  `node ${process.versions.node}${bun === null ? "" : `, bun ${execFileSync(bun, ["--version"], { encoding: "utf8" }).trim()}`}, ${ROUNDS} rounds, medians of spawns/s; ratios are the median of each round's ratio\n`,
 );
 
 // Warm-up: JIT, page cache, the addon's first-use paths.
@@ -200,8 +218,9 @@ if (wanted(1))
       ours: () => rate(SEQ, 1, () => spawn(TRUE, [], { stdio: "ignore" })),
       c: () => cRate("ignore", SEQ, 1),
       child_process: () => rate(Math.floor(SEQ / 3), 1, cpIgnore),
+      ...withBun("ignore", SEQ, 1),
     }),
-    { c: 0.85, child_process: 2.2, cpu: 2 },
+    { c: 0.85, child_process: 2.2, bun: 1, cpuBun: 1 },
   );
 if (wanted(2))
   printRow(
@@ -210,6 +229,7 @@ if (wanted(2))
       c: () => cRate("capture", SEQ, 1),
       execa: () =>
         rate(Math.floor(SEQ / 3), 1, () => execa(TRUE, [], { env: {}, extendEnv: false })),
+      ...withBun("capture", SEQ, 1),
     }),
     { c: 0.75, execa: 2.5 },
   );
@@ -218,6 +238,7 @@ if (wanted(3))
     await compare("(3) /bin/true, 16 in flight, stdio ignored", {
       ours: () => rate(SEQ * 2, 16, () => spawn(TRUE, [], { stdio: "ignore" })),
       c: () => cRate("ignore", SEQ * 2, 16),
+      ...withBun("ignore", SEQ * 2, 16),
     }),
     { c: 0.8 },
   );
@@ -264,7 +285,7 @@ if (wanted(8)) {
         ours: () => rate(n, 1, () => spawn(TRUE, [], { stdio: "ignore", env })),
         c: () => cRate("ignore", n, 1, 0, [count, bytes]),
       }),
-      { c: goal, cpu: count <= 2 ? 2 : undefined },
+      { c: goal },
     );
   }
 }
@@ -281,8 +302,9 @@ if (wanted(9)) {
     await compare("(9) sequential /bin/true, 10,000 variables of 100 B, a new record per spawn", {
       ours: fresh,
       c: () => cRate("ignore", n, 1, 0, [10000, 100]),
+      ...withBun("ignore", n, 1, [10000, 100]),
     }),
-    {},
+    { c: 0.6 },
   );
 }
 if (wanted(10)) {
