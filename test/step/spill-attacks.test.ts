@@ -7,7 +7,17 @@
  * setpriv) and is skipped otherwise.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from "node:fs";
+import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -158,20 +168,26 @@ describe("a host SIGKILLed in the middle of a step", () => {
   it("leaves nothing in TMPDIR", async () => {
     const tmp = root();
     const marks = root();
+    // A FIFO: reading it completes when the step has written its pid, so the
+    // test waits for that event, never for a polling deadline.
     const pidFile = join(marks, "pid");
+    execFileSync("mkfifo", [pidFile]);
     const fixture = fileURLToPath(new URL("../fixtures/spill-host.mjs", import.meta.url));
     const host = spawn(process.execPath, [fixture, tmp, pidFile], {
       env: process.env,
       stdio: "ignore",
     });
-    for (let i = 0; i < 1000 && !existsSync(pidFile); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    expect(existsSync(pidFile)).toBe(true);
     const exited = new Promise((resolve) => host.once("exit", resolve));
+    const pidText = await Promise.race([
+      readFile(pidFile, "utf8"),
+      exited.then(() => {
+        closeSync(openSync(pidFile, constants.O_WRONLY | constants.O_NONBLOCK)); // frees the reader
+        throw new Error("the host exited before its step started");
+      }),
+    ]);
     host.kill("SIGKILL");
     await exited;
-    const stepPid = Number(readFileSync(pidFile, "utf8").trim());
+    const stepPid = Number(pidText.trim());
     try {
       expect(readdirSync(tmp)).toEqual([]);
     } finally {
