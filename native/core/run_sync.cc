@@ -62,8 +62,7 @@ class SyncLoop {
   int run() {
     int err = prepare();
     if (err < 0) return abandon(err);
-    const int64_t start = now_ms();
-    timeout_at_ = run_.timeout_ms < 0 ? kNever : after(start, run_.timeout_ms);
+    timeout_at_ = run_.timeout_ms < 0 ? kNever : after(now_ms(), run_.timeout_ms);
     while (!leader_done_ || output_fds_[0] >= 0 || output_fds_[1] >= 0) {
       struct pollfd fds[4];
       int count = 0;
@@ -103,14 +102,15 @@ class SyncLoop {
         if (err < 0) return abandon(err);
       }
       now = now_ms();
-      if (leader_done_) {
-        if (now >= stop_reading_at_) break;
-      } else if (outcome_->reason == SyncKillReason::kNone && now >= timeout_at_) {
-        terminate(SyncKillReason::kTimeout, now);
-      } else if (now >= sigkill_at_) {
-        signal_child(SIGKILL);
-        sigkill_at_ = kNever;
+      if (now >= timeout_at_) {
+        timeout_at_ = kNever;
+        begin_ending(SyncEndingCause::kTimeout, now);
       }
+      if (!leader_done_ && now >= final_signal_at_) {
+        signal_child(run_.final_signal);
+        final_signal_at_ = kNever;
+      }
+      if (leader_done_ && now >= stop_reading_at_) break;
     }
     return 0;
   }
@@ -145,26 +145,33 @@ class SyncLoop {
   }
 
   int64_t next_deadline() const {
-    if (leader_done_) return stop_reading_at_;
-    if (outcome_->reason == SyncKillReason::kNone) return timeout_at_;
-    return sigkill_at_;
+    int64_t wake = timeout_at_;
+    if (!leader_done_) wake = std::min(wake, final_signal_at_);
+    if (leader_done_) wake = std::min(wake, stop_reading_at_);
+    return wake;
   }
 
   void signal_child(int sig) {
     // Only called while the leader is unreaped, so the group id is still its own.
-    if (run_.own_group) {
+    if (sig == 0) return;
+    if (run_.to_group) {
       signal_group(run_.pid, sig);
     } else {
       signal_pidfd(pidfd_, sig);
     }
   }
 
-  void terminate(SyncKillReason reason, int64_t now) {
-    outcome_->reason = reason;
-    killed_at_ = now;
+  // An ending (deadline-plan.ts, phases 1-3): recorded always, acted on once.
+  void begin_ending(SyncEndingCause cause, int64_t now) {
+    if (outcome_->ending_count < 2) {
+      outcome_->endings[outcome_->ending_count++] = {cause, !leader_done_};
+    }
+    if (ending_begun_) return;
+    ending_begun_ = true;
+    stop_reading_at_ = after(now, run_.grace_ms);
     if (leader_done_) return;
-    signal_child(run_.kill_signal);
-    sigkill_at_ = after(now, run_.kill_grace_ms);
+    signal_child(run_.end_signal);
+    final_signal_at_ = stop_reading_at_;
   }
 
   void drain(int index) {
@@ -185,9 +192,9 @@ class SyncLoop {
         // One byte over the limit: keep the limit, close the pipe (the writer
         // gets EPIPE) and end the run.
         close_owned(&output_fds_[index]);
-        if (outcome_->reason == SyncKillReason::kNone) {
-          terminate(SyncKillReason::kOverflow, now_ms());
-          if (leader_done_) stop_reading_at_ = after(killed_at_, run_.kill_grace_ms);
+        if (!overflowed_) {
+          overflowed_ = true;
+          begin_ending(SyncEndingCause::kOverflow, now_ms());
         }
         return;
       }
@@ -212,10 +219,10 @@ class SyncLoop {
   }
 
   int reap() {
-    // The leader is a zombie: finish a kill on the rest of its group while
-    // its id is still pinned, then reap it.
-    if (outcome_->reason != SyncKillReason::kNone && run_.own_group) {
-      signal_group(run_.pid, SIGKILL);
+    // The leader is a zombie: once an ending has begun, the plan's signal
+    // goes to the rest of its group while its id is still pinned; then reap.
+    if (ending_begun_ && run_.group_signal_at_exit != 0) {
+      signal_group(run_.pid, run_.group_signal_at_exit);
     }
     int r = reap_child(run_.pid, &outcome_->exit);
     if (r < 0) return r;
@@ -223,11 +230,6 @@ class SyncLoop {
     leader_done_ = true;
     close_owned(&pidfd_);
     close_owned(&stdin_fd_);
-    if (outcome_->reason != SyncKillReason::kNone) {
-      stop_reading_at_ = after(killed_at_, run_.kill_grace_ms);
-    } else {
-      stop_reading_at_ = timeout_at_;
-    }
     return 0;
   }
 
@@ -238,9 +240,10 @@ class SyncLoop {
   int pidfd_ = -1;
   size_t written_ = 0;
   bool leader_done_ = false;
+  bool ending_begun_ = false;
+  bool overflowed_ = false;
   int64_t timeout_at_ = kNever;
-  int64_t killed_at_ = 0;
-  int64_t sigkill_at_ = kNever;
+  int64_t final_signal_at_ = kNever;
   int64_t stop_reading_at_ = kNever;
 };
 
