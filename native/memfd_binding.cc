@@ -17,7 +17,7 @@ Napi::Value SealedMemfd(const Napi::CallbackInfo& info) {
   if (name.find('\0') != std::string::npos) ThrowTypeError(env, "sealedMemfd: name contains NUL");
   Napi::Buffer<char> bytes = info[1].As<Napi::Buffer<char>>();
   int fd = sealed_memfd(name.c_str(), bytes.Data(), bytes.Length());
-  if (fd < 0) throw SystemError(env, fd, "memfd_create");
+  if (fd < 0) throw SystemError(env, {fd, "memfd_create", "memfd"});
   return Napi::Number::New(env, fd);
 }
 

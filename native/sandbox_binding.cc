@@ -68,15 +68,15 @@ void PrepareSandbox(Napi::Env env, SandboxInput* input) {
     int abi = probe_sandbox().landlock_abi;
     int fd = build_ruleset(input->spec, abi, &failed_path);
     if (fd < 0) {
-      if (failed_path.empty()) throw SystemError(env, fd, "landlock_create_ruleset");
-      throw SystemError(env, fd, "landlock_add_rule", &failed_path);
+      if (failed_path.empty()) throw SystemError(env, {fd, "landlock_create_ruleset", "sandbox"});
+      throw SystemError(env, {fd, "landlock_add_rule", "sandbox"}, &failed_path);
     }
     input->ruleset_fd = fd;
   }
   input->plan.ruleset_fd = input->ruleset_fd;
   input->plan.filter = input->seccomp ? network_filter() : nullptr;
   if (input->seccomp && input->plan.filter == nullptr) {
-    throw SystemError(env, -ENOSYS, "seccomp");
+    throw SystemError(env, {-ENOSYS, "seccomp", "sandbox"});
   }
 }
 

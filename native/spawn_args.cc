@@ -192,7 +192,7 @@ void StartChild(Napi::Env env, SpawnArgs& args, StartedChild* child) {
     if (stdio[i] != kPipeSlot) continue;
     int fds[2];
     int err = make_pipe(fds);
-    if (err < 0) throw SystemError(env, err, "pipe2");
+    if (err < 0) throw SystemError(env, {err, "pipe2", "stdio"});
     child->parent_ends.fds[i] = i == 0 ? fds[1] : fds[0];
     child_ends.fds[i] = i == 0 ? fds[0] : fds[1];
     stdio[i] = child_ends.fds[i];
@@ -213,9 +213,10 @@ void StartChild(Napi::Env env, SpawnArgs& args, StartedChild* child) {
                 ? spawn_child_path(request, args.controls.controls, &child->pid, &failure)
                 : spawn_process(request, &child->pid);
   if (err < 0) {
-    const char* syscall = args.child_path ? failure.syscall : "posix_spawn";
-    bool chdir = args.child_path && std::strcmp(syscall, "chdir") == 0;
-    throw SystemError(env, err, syscall, chdir ? &args.cwd : &args.file);
+    StepFailure named = args.child_path ? StepFailure{err, failure.syscall, failure.step}
+                                        : StepFailure{err, "posix_spawn", "spawn"};
+    bool chdir = args.child_path && std::strcmp(named.syscall, "chdir") == 0;
+    throw SystemError(env, named, chdir ? &args.cwd : &args.file);
   }
 }
 

@@ -13,7 +13,6 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
-#include <exception>
 #include <string>
 
 #include "core/run_sync.h"
@@ -117,8 +116,8 @@ Napi::Value SpawnSyncChecked(const Napi::CallbackInfo& info) {
   const bool captured[2] = {run.output_fds[0] >= 0, run.output_fds[1] >= 0};
 
   SyncOutcome outcome;
-  int err = run_sync(run, &outcome);
-  if (err < 0) throw SystemError(env, err, "spawnSync", &args.file);
+  StepFailure failure;
+  if (run_sync(run, &outcome, &failure) < 0) throw SystemError(env, failure, &args.file);
 
   Napi::Object result = Napi::Object::New(env);
   result.Set("pid", Napi::Number::New(env, child.pid));
@@ -148,15 +147,7 @@ Napi::Value SpawnSyncChecked(const Napi::CallbackInfo& info) {
 }  // namespace
 
 Napi::Value SpawnSync(const Napi::CallbackInfo& info) {
-  try {
-    return SpawnSyncChecked(info);
-  } catch (const Napi::Error&) {
-    throw;  // node-addon-api turns it into a pending JS exception
-  } catch (const std::exception& e) {
-    throw Napi::Error::New(info.Env(), std::string("exactspawn: ") + e.what());
-  } catch (...) {
-    throw Napi::Error::New(info.Env(), "exactspawn: unexpected native failure");
-  }
+  return Marshal(info, [&] { return SpawnSyncChecked(info); });
 }
 
 }  // namespace exactspawn

@@ -1,23 +1,27 @@
 // system_error.cc — see system_error.h.
 #include "system_error.h"
 
+#include <errno.h>
 #include <string.h>
 #include <uv.h>
 
 namespace exactspawn {
 
-Napi::Error SystemError(Napi::Env env, int negative_errno, const char* syscall,
-                        const std::string* path) {
+Napi::Error SystemError(Napi::Env env, const StepFailure& failure, const std::string* path) {
+  const int negative_errno = failure.err < 0 ? failure.err : -EIO;
   // glibc names every errno (ENOEXEC included, which libuv does not map).
   const char* code = strerrorname_np(-negative_errno);
   if (code == nullptr) code = uv_err_name(negative_errno);
-  std::string message = std::string(syscall) + " " + code;
+  const char* step = failure.step != nullptr ? failure.step : "native";
+  std::string message =
+      std::string(failure.syscall != nullptr ? failure.syscall : step) + " " + code;
   if (path != nullptr) message += " " + *path;
   Napi::Error error = Napi::Error::New(env, message);
   error.Set("code", Napi::String::New(env, code));
   error.Set("errno", Napi::Number::New(env, negative_errno));
-  error.Set("syscall", Napi::String::New(env, syscall));
+  if (failure.syscall != nullptr) error.Set("syscall", Napi::String::New(env, failure.syscall));
   if (path != nullptr) error.Set("path", Napi::String::New(env, *path));
+  error.Set("step", Napi::String::New(env, step));
   return error;
 }
 

@@ -1,7 +1,8 @@
 // system_error.h — the binding's one error model. Binding code throws
-// Napi::Error (Node-style system errors: message "syscall CODE path" with
-// `code`, negative `errno`, `syscall` and optional `path`, like Node's fs
-// errors; TypeErrors for refused input), and every entry point runs inside
+// Napi::Error (Node-style system errors built from a StepFailure: message
+// "syscall CODE path" with `code`, negative `errno`, `syscall` and optional
+// `path`, like Node's fs errors, plus `step`, the library step that failed;
+// TypeErrors for refused input), and every entry point runs inside
 // Marshal(), which turns any C++ exception into a pending JavaScript
 // exception with a raw napi_throw and never rethrows. While an environment
 // is terminating (a worker being stopped) napi_throw is refused; the
@@ -15,10 +16,13 @@
 #include <exception>
 #include <string>
 
+#include "core/step_failure.h"
+
 namespace exactspawn {
 
-// `negative_errno` is -errno as returned by core/.
-Napi::Error SystemError(Napi::Env env, int negative_errno, const char* syscall,
+// The one builder of system errors. A failure without a system call has no
+// `syscall` property and its message starts with the step.
+Napi::Error SystemError(Napi::Env env, const StepFailure& failure,
                         const std::string* path = nullptr);
 
 // Throws a TypeError (input the binding refuses to coerce).

@@ -184,7 +184,7 @@ export interface NativeBinding {
   readonly sourceStamp: string;
   readonly napiVersion: number;
   probe(): RawProbe;
-  /** posix_spawn + pidfd watch. Throws a Node-style system error (syscall "posix_spawn"). */
+  /** posix_spawn + pidfd watch. Throws a Node-style system error with `syscall` and `step` (errors.ts). */
   spawn?(options: RawSpawnOptions): RawChildHandle;
   /** posix_spawn, then poll(2) on this thread until the child is reaped; no event loop turn. */
   spawnSync?(options: RawSpawnSyncOptions): RawSyncResult;
@@ -196,7 +196,7 @@ export interface NativeBinding {
   closeFd?(fd: number): number;
   /**
    * Starts the process-wide watchdog unless it runs (the first call fixes the
-   * program) and returns its pid. Throws a system error (syscall "posix_spawn").
+   * program) and returns its pid. Throws a system error naming the call that failed, `step: "cleanup"`.
    */
   startWatchdog?(program: { file: string; argv: readonly string[] }): number;
   /** memfd_create + write + seal → a close-on-exec fd at offset 0 (syscall "memfd_create" on failure). */

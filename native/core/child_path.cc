@@ -56,12 +56,15 @@ struct ChildArgs {
   pid_t parent;
   volatile int error;
   const char* volatile syscall;
+  const char* volatile step;
 };
 
-// Stores the failure for the parent and ends the child (exit status 127).
-[[noreturn]] EXACTSPAWN_CHILD_CODE void fail(ChildArgs* args, const char* name) {
+// Stores the failure (the call and the step it belongs to, step_failure.h)
+// for the parent and ends the child (exit status 127).
+[[noreturn]] EXACTSPAWN_CHILD_CODE void fail(ChildArgs* args, const char* name, const char* step) {
   args->error = errno != 0 ? errno : EIO;
   args->syscall = name;
+  args->step = step;
   syscall(SYS_exit, 127);
   __builtin_unreachable();
 }
@@ -76,7 +79,7 @@ EXACTSPAWN_CHILD_CODE void setup_stdio(ChildArgs* args) {
     int source = sources[i];
     if (source >= 0 && source < count && source != i) {
       long moved = syscall(SYS_fcntl, source, F_DUPFD_CLOEXEC, count);
-      if (moved < 0) fail(args, "fcntl");
+      if (moved < 0) fail(args, "fcntl", "stdio");
       sources[i] = static_cast<int>(moved);
     }
   }
@@ -85,28 +88,28 @@ EXACTSPAWN_CHILD_CODE void setup_stdio(ChildArgs* args) {
     bool opened = false;
     if (source < 0) {
       long fd = syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDWR | O_CLOEXEC);
-      if (fd < 0) fail(args, "open");
+      if (fd < 0) fail(args, "open", "stdio");
       source = static_cast<int>(fd);
       opened = true;
     }
     if (source == i) {
       // Already in place (Node marks 0-2 close-on-exec): keep it across exec.
-      if (syscall(SYS_fcntl, i, F_SETFD, 0) != 0) fail(args, "fcntl");
+      if (syscall(SYS_fcntl, i, F_SETFD, 0) != 0) fail(args, "fcntl", "stdio");
     } else {
-      if (syscall(SYS_dup3, source, i, 0) < 0) fail(args, "dup2");
+      if (syscall(SYS_dup3, source, i, 0) < 0) fail(args, "dup2", "stdio");
       if (opened) syscall(SYS_close, source);
     }
   }
-  if (syscall(SYS_close_range, count, ~0U, 0) != 0) fail(args, "close_range");
+  if (syscall(SYS_close_range, count, ~0U, 0) != 0) fail(args, "close_range", "stdio");
 }
 
 EXACTSPAWN_CHILD_CODE void apply_credentials(ChildArgs* args) {
   const ExecControls& c = *args->controls;
   if (c.set_groups && syscall(SYS_setgroups, c.group_count, c.groups) != 0) {
-    fail(args, "setgroups");
+    fail(args, "setgroups", "groups");
   }
-  if (c.set_gid && syscall(SYS_setresgid, c.gid, c.gid, c.gid) != 0) fail(args, "setgid");
-  if (c.set_uid && syscall(SYS_setresuid, c.uid, c.uid, c.uid) != 0) fail(args, "setuid");
+  if (c.set_gid && syscall(SYS_setresgid, c.gid, c.gid, c.gid) != 0) fail(args, "setgid", "gid");
+  if (c.set_uid && syscall(SYS_setresuid, c.uid, c.uid, c.uid) != 0) fail(args, "setuid", "uid");
 }
 
 EXACTSPAWN_CHILD_CODE int child_main(void* raw) {
@@ -119,36 +122,38 @@ EXACTSPAWN_CHILD_CODE int child_main(void* raw) {
   for (int sig = 1; sig < _NSIG; ++sig) {
     if (sig == SIGKILL || sig == SIGSTOP) continue;
     if (syscall(SYS_rt_sigaction, sig, &default_action, nullptr, sizeof(uint64_t)) != 0) {
-      fail(args, "rt_sigaction");
+      fail(args, "rt_sigaction", "signals");
     }
   }
   if (r.new_session) {
-    if (syscall(SYS_setsid) < 0) fail(args, "setsid");
+    if (syscall(SYS_setsid) < 0) fail(args, "setsid", "setsid");
   } else if (r.new_process_group) {
-    if (syscall(SYS_setpgid, 0, 0) != 0) fail(args, "setpgid");
+    if (syscall(SYS_setpgid, 0, 0) != 0) fail(args, "setpgid", "processGroup");
   }
   if (c.sandbox != nullptr) {
     SandboxStep step = SandboxStep::kNone;
     if (apply_sandbox(*c.sandbox, &step) != 0) {
-      fail(args, step == SandboxStep::kLandlock  ? "landlock_restrict_self"
-                 : step == SandboxStep::kSeccomp ? "seccomp"
-                                                 : "prctl");
+      fail(args,
+           step == SandboxStep::kLandlock  ? "landlock_restrict_self"
+           : step == SandboxStep::kSeccomp ? "seccomp"
+                                           : "prctl",
+           "sandbox");
     }
   }
   setup_stdio(args);
   for (size_t i = 0; i < c.limit_count; ++i) {
     KernelRlimit limit = {c.limits[i].soft, c.limits[i].hard};
     if (syscall(SYS_prlimit64, 0, c.limits[i].resource, &limit, nullptr) != 0) {
-      fail(args, "setrlimit");
+      fail(args, "setrlimit", "rlimits");
     }
   }
   if (c.set_nice && syscall(SYS_setpriority, PRIO_PROCESS, 0, c.nice) != 0) {
-    fail(args, "setpriority");
+    fail(args, "setpriority", "nice");
   }
   apply_credentials(args);
   if (c.parent_death_signal != 0) {
     if (syscall(SYS_prctl, PR_SET_PDEATHSIG, c.parent_death_signal, 0, 0, 0) != 0) {
-      fail(args, "prctl");
+      fail(args, "prctl", "parentDeathSignal");
     }
     // The parent may have died before the signal was armed.
     if (syscall(SYS_getppid) != args->parent) {
@@ -156,16 +161,16 @@ EXACTSPAWN_CHILD_CODE int child_main(void* raw) {
     }
   }
   if (c.no_new_privs && syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
-    fail(args, "prctl");
+    fail(args, "prctl", "noNewPrivileges");
   }
   if (c.umask >= 0) syscall(SYS_umask, c.umask);
-  if (r.cwd != nullptr && syscall(SYS_chdir, r.cwd) != 0) fail(args, "chdir");
+  if (r.cwd != nullptr && syscall(SYS_chdir, r.cwd) != 0) fail(args, "chdir", "cwd");
   uint64_t empty = 0;
   if (syscall(SYS_rt_sigprocmask, SIG_SETMASK, &empty, nullptr, sizeof empty) != 0) {
-    fail(args, "rt_sigprocmask");
+    fail(args, "rt_sigprocmask", "signals");
   }
   syscall(SYS_execve, r.file, r.argv, r.envp);
-  fail(args, "execve");
+  fail(args, "execve", "exec");
 }
 
 // The child's stack with a PROT_NONE guard page below it, mapped on a
@@ -224,6 +229,7 @@ thread_local ChildStack thread_stack;
 int spawn_child_path(const SpawnRequest& request, const ExecControls& controls, pid_t* pid,
                      ChildPathFailure* failure) {
   failure->syscall = "clone";
+  failure->step = "spawn";
   failure->in_child = false;
   if (request.file == nullptr || request.argv == nullptr || request.envp == nullptr ||
       request.stdio == nullptr || request.stdio_count < 3 ||
@@ -239,7 +245,7 @@ int spawn_child_path(const SpawnRequest& request, const ExecControls& controls, 
     return -error;
   }
 
-  ChildArgs args = {&request, &controls, sources.data(), getpid(), 0, nullptr};
+  ChildArgs args = {&request, &controls, sources.data(), getpid(), 0, nullptr, nullptr};
   const int saved_errno = errno;  // the child's syscall() calls write this thread's errno
   const bool credentials = controls.set_uid || controls.set_gid;
   const int dumpable = credentials ? prctl(PR_GET_DUMPABLE) : -1;
@@ -263,6 +269,7 @@ int spawn_child_path(const SpawnRequest& request, const ExecControls& controls, 
     }
     errno = saved_errno;
     failure->syscall = args.syscall;
+    failure->step = args.step;
     failure->in_child = true;
     return -args.error;
   }

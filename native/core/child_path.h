@@ -77,10 +77,12 @@ struct ExecControls {
   const SandboxPlan* sandbox = nullptr;
 };
 
-// Where a start failed: the system call's name (a static string) and the
-// errno. `in_child` is false for failures of the parent (mmap, clone).
+// Where a start failed: the system call's name and the step it belongs to
+// (static strings, see step_failure.h). `in_child` is false for failures of
+// the parent (mmap, clone).
 struct ChildPathFailure {
   const char* syscall = nullptr;
+  const char* step = nullptr;
   bool in_child = false;
 };
 

@@ -45,7 +45,8 @@ int set_nonblocking(int fd) {
 // The state of one run; every fd it holds is closed by the destructor.
 class SyncLoop {
  public:
-  SyncLoop(const SyncRun& run, SyncOutcome* outcome) : run_(run), outcome_(outcome) {
+  SyncLoop(const SyncRun& run, SyncOutcome* outcome, StepFailure* failure)
+      : run_(run), outcome_(outcome), failure_(failure) {
     stdin_fd_ = run.stdin_fd;
     output_fds_[0] = run.output_fds[0];
     output_fds_[1] = run.output_fds[1];
@@ -61,7 +62,7 @@ class SyncLoop {
 
   int run() {
     int err = prepare();
-    if (err < 0) return abandon(err);
+    if (err < 0) return err;
     timeout_at_ = run_.timeout_ms < 0 ? kNever : after(now_ms(), run_.timeout_ms);
     while (!leader_done_ || output_fds_[0] >= 0 || output_fds_[1] >= 0) {
       struct pollfd fds[4];
@@ -91,7 +92,7 @@ class SyncLoop {
       int ready = poll(fds, static_cast<nfds_t>(count), wait);
       if (ready < 0) {
         if (errno == EINTR) continue;
-        return abandon(-errno);
+        return abandon({-errno, "poll", "wait"});
       }
       for (int i = 0; i < 2; ++i) {
         if (output_index[i] >= 0 && fds[output_index[i]].revents != 0) drain(i);
@@ -99,7 +100,7 @@ class SyncLoop {
       if (stdin_index >= 0 && fds[stdin_index].revents != 0) feed(fds[stdin_index].revents);
       if (pidfd_index >= 0 && (fds[pidfd_index].revents & POLLIN) != 0) {
         err = reap();
-        if (err < 0) return abandon(err);
+        if (err < 0) return abandon({err, "wait4", "wait"});
       }
       now = now_ms();
       if (now >= timeout_at_) {
@@ -118,30 +119,31 @@ class SyncLoop {
  private:
   int prepare() {
     int fd = open_pidfd(run_.pid);
-    if (fd < 0) return fd;
+    if (fd < 0) return abandon({fd, "pidfd_open", "wait"});
     pidfd_ = fd;
     if (stdin_fd_ >= 0 && run_.input_length == 0) close_owned(&stdin_fd_);
     if (stdin_fd_ >= 0) {
       int err = set_nonblocking(stdin_fd_);
-      if (err < 0) return err;
+      if (err < 0) return abandon({err, "fcntl", "input"});
     }
     for (int fd_out : output_fds_) {
       if (fd_out < 0) continue;
       int err = set_nonblocking(fd_out);
-      if (err < 0) return err;
+      if (err < 0) return abandon({err, "fcntl", "capture"});
     }
     return 0;
   }
 
   // Something failed in the parent: the child must neither run on unseen nor
-  // stay a zombie.
-  int abandon(int err) {
+  // stay a zombie. Returns the failure's errno.
+  int abandon(const StepFailure& failure) {
+    *failure_ = failure;
     if (!leader_done_) {
       kill(run_.pid, SIGKILL);
       reap_child_blocking(run_.pid);
       leader_done_ = true;
     }
-    return err;
+    return failure.err;
   }
 
   int64_t next_deadline() const {
@@ -235,6 +237,7 @@ class SyncLoop {
 
   const SyncRun& run_;
   SyncOutcome* outcome_;
+  StepFailure* failure_;
   int stdin_fd_ = -1;
   int output_fds_[2] = {-1, -1};
   int pidfd_ = -1;
@@ -249,8 +252,8 @@ class SyncLoop {
 
 }  // namespace
 
-int run_sync(const SyncRun& run, SyncOutcome* outcome) {
-  SyncLoop loop(run, outcome);
+int run_sync(const SyncRun& run, SyncOutcome* outcome, StepFailure* failure) {
+  SyncLoop loop(run, outcome, failure);
   return loop.run();
 }
 

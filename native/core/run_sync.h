@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "child_exit.h"
+#include "step_failure.h"
 
 namespace exactspawn {
 
@@ -57,6 +58,7 @@ struct SyncOutcome {
 };
 
 // Takes ownership of every fd in `run` (all closed on return, whatever happens).
-int run_sync(const SyncRun& run, SyncOutcome* outcome);
+// On failure returns -errno and names the call and step in *failure.
+int run_sync(const SyncRun& run, SyncOutcome* outcome, StepFailure* failure);
 
 }  // namespace exactspawn

@@ -26,6 +26,9 @@ std::vector<std::string> program_argv;
 int write_fd = -1;  // the host's end of the watchdog's stdin; -1 while none runs
 pid_t watchdog_pid = 0;
 std::vector<pid_t> groups;  // registered and not yet released
+// The call that failed last (static string; nullptr: none did, e.g. an
+// allocation). Written and read with the mutex held.
+const char* failed_call = nullptr;
 
 // "+1234\n" / "-1234\n"; write(2) of one line, retried on EINTR.
 int send_line(char op, pid_t pgid) {
@@ -45,6 +48,7 @@ int send_line(char op, pid_t pgid) {
     ssize_t written = write(write_fd, line, static_cast<size_t>(length));
     if (written == length) return 0;
     if (written < 0 && errno == EINTR) continue;
+    failed_call = "write";
     return written < 0 ? -errno : -EIO;  // a short write cannot happen below PIPE_BUF
   }
 }
@@ -53,13 +57,17 @@ int send_line(char op, pid_t pgid) {
 int launch_locked() {
   int fds[2];
   int err = make_pipe(fds);
-  if (err < 0) return err;
+  if (err < 0) {
+    failed_call = "pipe2";
+    return err;
+  }
   std::vector<char*> argv;
   try {
     argv.reserve(program_argv.size() + 1);
   } catch (const std::bad_alloc&) {
     close_fd(fds[0]);
     close_fd(fds[1]);
+    failed_call = nullptr;
     return -ENOMEM;
   }
   for (std::string& arg : program_argv) argv.push_back(arg.data());
@@ -79,6 +87,7 @@ int launch_locked() {
   close_fd(fds[0]);
   if (err < 0) {
     close_fd(fds[1]);
+    failed_call = "posix_spawn";
     return err;
   }
   // If the watchdog ever dies before the host, the reaper collects it. Without
@@ -112,12 +121,20 @@ int send_or_relaunch_locked(char op, pid_t pgid) {
   return err;
 }
 
+// The failure of a public call, named with the call that failed.
+int failed(int err, StepFailure* failure) {
+  if (failure != nullptr) *failure = {err, failed_call, "cleanup"};
+  return err;
+}
+
 }  // namespace
 
-int watchdog_start(const std::string& file, const std::vector<std::string>& argv) {
+int watchdog_start(const std::string& file, const std::vector<std::string>& argv,
+                   StepFailure* failure) {
   std::lock_guard<std::mutex> lock(watchdog_mutex);
+  failed_call = nullptr;
   if (!configured) {
-    if (file.empty() || argv.empty()) return -EINVAL;
+    if (file.empty() || argv.empty()) return failed(-EINVAL, failure);
     program_file = file;
     program_argv = argv;
   }
@@ -125,7 +142,7 @@ int watchdog_start(const std::string& file, const std::vector<std::string>& argv
     int err = launch_locked();
     if (err < 0) {
       drop_locked();
-      return err;
+      return failed(err, failure);
     }
   }
   configured = true;
@@ -137,17 +154,21 @@ bool watchdog_configured() {
   return configured;
 }
 
-int watchdog_guard(pid_t pgid) {
+int watchdog_guard(pid_t pgid, StepFailure* failure) {
   std::lock_guard<std::mutex> lock(watchdog_mutex);
-  if (!configured) return -ENOTCONN;
+  failed_call = nullptr;
+  if (!configured) return failed(-ENOTCONN, failure);
   try {
     groups.push_back(pgid);
   } catch (const std::bad_alloc&) {
-    return -ENOMEM;
+    return failed(-ENOMEM, failure);
   }
   int err = send_or_relaunch_locked('+', pgid);
-  if (err < 0) groups.pop_back();
-  return err;
+  if (err < 0) {
+    groups.pop_back();
+    return failed(err, failure);
+  }
+  return 0;
 }
 
 void watchdog_release(pid_t pgid) {

@@ -30,19 +30,23 @@
 #include <string>
 #include <vector>
 
+#include "step_failure.h"
+
 namespace exactspawn {
 
 // Records the program on the first call (later calls keep the first one)
-// and starts it unless it runs already. Returns the watchdog's pid or -errno.
-int watchdog_start(const std::string& file, const std::vector<std::string>& argv);
+// and starts it unless it runs already. Returns the watchdog's pid or -errno
+// (then *failure, if given, names the call that failed, step "cleanup").
+int watchdog_start(const std::string& file, const std::vector<std::string>& argv,
+                   StepFailure* failure = nullptr);
 
 // Whether watchdog_start has succeeded once in this process.
 bool watchdog_configured();
 
 // Registers the group led by `pgid` (a child of this process, not reaped).
 // Returns 0, or -errno (-ENOTCONN before watchdog_start) and then the group
-// is not registered.
-int watchdog_guard(pid_t pgid);
+// is not registered (*failure, if given, names the call that failed).
+int watchdog_guard(pid_t pgid, StepFailure* failure = nullptr);
 
 // Unregisters the group. Call it before the leader is reaped.
 void watchdog_release(pid_t pgid);
