@@ -20,6 +20,7 @@
         "native/watchdog_binding.cc",
         "native/core/probe.cc",
         "native/core/spawn_process.cc",
+        "native/core/stdio_plan.cc",
         "native/core/run_sync.cc",
         "native/core/child_exit.cc",
         "native/core/pipe.cc",

@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "stdio_plan.h"
+
 #ifndef SYS_close_range
 #define SYS_close_range 436  // the same number on every architecture since Linux 5.9
 #endif
@@ -52,7 +54,8 @@ struct KernelRlimit {
 struct ChildArgs {
   const SpawnRequest* request;
   const ExecControls* controls;
-  int* sources;  // scratch copy of request->stdio the child may rewrite
+  const StdioStep* stdio_steps;  // the stdio plan (stdio_plan.h), made by the parent
+  size_t stdio_step_count;
   pid_t parent;
   volatile int error;
   const char* volatile syscall;
@@ -69,38 +72,32 @@ struct ChildArgs {
   __builtin_unreachable();
 }
 
-// Child fd i <- sources[i] (or /dev/null), every fd >= count closed. A source
-// below count that is not its own slot could be overwritten by an earlier
-// dup onto its number, so such sources are first moved to count or above.
+// Runs the stdio plan (stdio_plan.h) with raw system calls.
 EXACTSPAWN_CHILD_CODE void setup_stdio(ChildArgs* args) {
-  const int count = static_cast<int>(args->request->stdio_count);
-  int* sources = args->sources;
-  for (int i = 0; i < count; ++i) {
-    int source = sources[i];
-    if (source >= 0 && source < count && source != i) {
-      long moved = syscall(SYS_fcntl, source, F_DUPFD_CLOEXEC, count);
-      if (moved < 0) fail(args, "fcntl", "stdio");
-      sources[i] = static_cast<int>(moved);
+  for (size_t k = 0; k < args->stdio_step_count; ++k) {
+    const StdioStep& step = args->stdio_steps[k];
+    switch (step.op) {
+      case StdioOp::kDup:
+        if (syscall(SYS_dup3, step.from, step.to, 0) < 0) fail(args, "dup2", "stdio");
+        break;
+      case StdioOp::kKeep:
+        if (syscall(SYS_fcntl, step.to, F_SETFD, 0) != 0) fail(args, "fcntl", "stdio");
+        break;
+      case StdioOp::kOpenNull: {
+        // Opened without O_CLOEXEC: it stays where it lands when that is the slot.
+        long fd = syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDWR);
+        if (fd < 0) fail(args, "open", "stdio");
+        if (fd != step.to) {
+          if (syscall(SYS_dup3, fd, step.to, 0) < 0) fail(args, "dup2", "stdio");
+          syscall(SYS_close, fd);
+        }
+        break;
+      }
+      case StdioOp::kCloseFrom:
+        if (syscall(SYS_close_range, step.to, ~0U, 0) != 0) fail(args, "close_range", "stdio");
+        break;
     }
   }
-  for (int i = 0; i < count; ++i) {
-    int source = sources[i];
-    bool opened = false;
-    if (source < 0) {
-      long fd = syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDWR | O_CLOEXEC);
-      if (fd < 0) fail(args, "open", "stdio");
-      source = static_cast<int>(fd);
-      opened = true;
-    }
-    if (source == i) {
-      // Already in place (Node marks 0-2 close-on-exec): keep it across exec.
-      if (syscall(SYS_fcntl, i, F_SETFD, 0) != 0) fail(args, "fcntl", "stdio");
-    } else {
-      if (syscall(SYS_dup3, source, i, 0) < 0) fail(args, "dup2", "stdio");
-      if (opened) syscall(SYS_close, source);
-    }
-  }
-  if (syscall(SYS_close_range, count, ~0U, 0) != 0) fail(args, "close_range", "stdio");
 }
 
 EXACTSPAWN_CHILD_CODE void apply_credentials(ChildArgs* args) {
@@ -238,14 +235,20 @@ int spawn_child_path(const SpawnRequest& request, const ExecControls& controls, 
       (controls.limit_count > 0 && controls.limits == nullptr)) {
     return -EINVAL;
   }
-  std::vector<int> sources(request.stdio, request.stdio + request.stdio_count);
+  std::vector<StdioStep> stdio_steps;
+  if (int err = plan_stdio(request.stdio, request.stdio_count, &stdio_steps); err < 0) {
+    failure->syscall = "dup2";
+    failure->step = "stdio";
+    return err;
+  }
   ChildStack& stack = thread_stack;
   if (int error = stack.ensure(); error != 0) {
     failure->syscall = stack.failed_syscall();
     return -error;
   }
 
-  ChildArgs args = {&request, &controls, sources.data(), getpid(), 0, nullptr, nullptr};
+  ChildArgs args = {&request, &controls, stdio_steps.data(), stdio_steps.size(), getpid(), 0,
+                    nullptr,  nullptr};
   const int saved_errno = errno;  // the child's syscall() calls write this thread's errno
   const bool credentials = controls.set_uid || controls.set_gid;
   const int dumpable = credentials ? prctl(PR_GET_DUMPABLE) : -1;

@@ -18,7 +18,6 @@ namespace exactspawn {
 namespace {
 
 constexpr int64_t kNever = INT64_MAX;
-constexpr size_t kReadChunk = 64 * 1024;
 
 int64_t now_ms() {
   struct timespec ts {};
@@ -180,7 +179,7 @@ class SyncLoop {
     static thread_local char buffer[kReadChunk];
     std::vector<char>& out = outcome_->output[index];
     // A bounded number of reads per wake-up keeps the other fds served.
-    for (int round = 0; round < 16 && output_fds_[index] >= 0; ++round) {
+    for (int round = 0; round < kReadsPerEvent && output_fds_[index] >= 0; ++round) {
       long n = read_fd(output_fds_[index], buffer, sizeof buffer);
       if (n == -EAGAIN) return;
       if (n <= 0) {  // end of file, or a read error: the stream is over
