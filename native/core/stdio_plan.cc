@@ -1,6 +1,7 @@
 // stdio_plan.cc — see stdio_plan.h.
 #include "stdio_plan.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 
@@ -37,6 +38,12 @@ int plan_stdio(const int* stdio, size_t count, std::vector<StdioStep>* steps) {
   }
   steps->push_back({StdioOp::kCloseFrom, -1, static_cast<int>(count)});
   return 0;
+}
+
+int stdio_ceiling(const std::vector<StdioStep>& steps) {
+  int top = 0;
+  for (const StdioStep& step : steps) top = std::max(top, std::max(step.from, step.to));
+  return top == INT_MAX ? INT_MAX : top + 1;
 }
 
 }  // namespace exactspawn

@@ -37,4 +37,8 @@ struct StdioStep {
 // or -EBADF when count or a parking number would not fit an fd (> INT_MAX).
 int plan_stdio(const int* stdio, size_t count, std::vector<StdioStep>* steps);
 
+// One more than the highest fd number the steps touch: an fd at or above it
+// (the child path's start-status pipe) is never overwritten by them.
+int stdio_ceiling(const std::vector<StdioStep>& steps);
+
 }  // namespace exactspawn

@@ -13,6 +13,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nativeStatus, spawn, spawnSync } from "../../src/index.js";
+import { type NativeBinding, nativeBinding } from "../../src/native.js";
 import { removeDir, runHost, scratchDir } from "../faults/host.js";
 
 const native = nativeStatus().loaded;
@@ -46,6 +47,12 @@ describe.runIf(native)("native failures name their call and step", () => {
       { code: "ENOENT", syscall: "execve", step: "exec" },
     ],
     [
+      "a missing program on the copy-on-write child path (reported through its pipe)",
+      "/nonexistent/program",
+      { uid: process.getuid!() },
+      { code: "ENOENT", syscall: "execve", step: "exec" },
+    ],
+    [
       "a cwd that does not exist",
       "/bin/true",
       { cwd: "/nonexistent/dir" },
@@ -58,6 +65,23 @@ describe.runIf(native)("native failures name their call and step", () => {
     );
     expect(fields(asyncError)).toEqual(expected);
     expect(fields(thrownBy(() => spawnSync(file, [], options as never)))).toEqual(expected);
+  });
+});
+
+describe.runIf(native)("the copy-on-write child path reports its step through its pipe", () => {
+  it("a refused rlimit in a child that changes its uid: setrlimit, step rlimits", () => {
+    const binding = nativeBinding() as Required<NativeBinding>;
+    const error = thrownBy(() =>
+      binding.spawn({
+        file: "/bin/true",
+        argv: ["true"],
+        envp: [],
+        stdio: [-1, -1, -1],
+        controls: { uid: process.getuid!(), rlimits: [["nofile", 10, 5]] },
+        onExit: () => {},
+      }),
+    );
+    expect(fields(error)).toEqual({ code: "EINVAL", syscall: "setrlimit", step: "rlimits" });
   });
 });
 

@@ -1,8 +1,8 @@
 /**
  * What fds the child really has, for each stdio combination, on both ways of
  * starting it: posix_spawn (the default) and the addon's child path (taken
- * for any exec control; `umask` here). Both run the one stdio plan
- * (native/core/stdio_plan.h). The oracle is the kernel: the child lists
+ * for any exec control; `umask` here, `uid` for its copy-on-write form). Both
+ * run the one stdio plan (native/core/stdio_plan.h). The oracle is the kernel: the child lists
  * /proc/self/fd with readlink and FD_CLOEXEC (inspect fdlinks), compared
  * with what the host's own fds point to.
  */
@@ -66,6 +66,8 @@ function label(slots: readonly Slot[]): string {
 describe.runIf(native).each([
   ["posix_spawn", {}],
   ["the child path", { umask: 0o022 }],
+  // A credential change: a copy-on-write child, whose start-status pipe must survive the plan.
+  ["the copy-on-write child path", { uid: process.getuid!() }],
 ] as const)("the child's fds (%s)", (_path, extra) => {
   it.each(COMBINATIONS.map((slots) => [label(slots), slots] as const))(
     "stdio %s",
