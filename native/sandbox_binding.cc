@@ -81,12 +81,14 @@ void PrepareSandbox(Napi::Env env, SandboxInput* input) {
 }
 
 Napi::Value SandboxSupportOf(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  SandboxSupport support = probe_sandbox();
-  Napi::Object out = Napi::Object::New(env);
-  out.Set("landlockAbi", Napi::Number::New(env, support.landlock_abi));
-  out.Set("seccompFilter", Napi::Boolean::New(env, support.seccomp_filter));
-  return out;
+  return Marshal(info, [&]() -> Napi::Value {
+    Napi::Env env = info.Env();
+    SandboxSupport support = probe_sandbox();
+    Napi::Object out = Napi::Object::New(env);
+    out.Set("landlockAbi", Napi::Number::New(env, support.landlock_abi));
+    out.Set("seccompFilter", Napi::Boolean::New(env, support.seccomp_filter));
+    return out;
+  });
 }
 
 }  // namespace exactspawn

@@ -92,13 +92,14 @@ describe.runIf(native)("a host out of fds: each step that opens one names itself
   });
   afterAll(() => removeDir(dir));
 
-  it("spawnSync's wait and stdio, spawn's watch, the cleanup watchdog", () => {
+  it("spawnSync's wait and stdio, spawn's watch, the cleanup watchdog, the spill memfd", () => {
     const run = runHost<Record<string, unknown>>(
       dir,
       `
       import { execFileSync } from "node:child_process";
       import { closeSync, openSync } from "node:fs";
       const { spawn, spawnSync } = await import(DIST);
+      const { nativeBinding } = await import(new URL("native.js", DIST).href);
       // Warm up what opens fds lazily (the engine, console output).
       spawnSync("/bin/true");
       await spawn("/bin/true");
@@ -115,6 +116,7 @@ describe.runIf(native)("a host out of fds: each step that opens one names itself
       try { spawnSync("/bin/true", [], { stdio: ["inherit", "pipe", "inherit"] }); } catch (e) { out.syncStdio = pick(e); }
       try { await spawn("/bin/true", [], { stdio: "inherit" }); } catch (e) { out.asyncWatch = pick(e); }
       try { await spawn("/bin/true", [], { stdio: "inherit", cleanup: true }); } catch (e) { out.cleanup = pick(e); }
+      try { nativeBinding().sealedMemfd("values", Buffer.from("x")); } catch (e) { out.memfd = pick(e); }
       for (const fd of held) closeSync(fd);
       report(out);
       `,
@@ -125,6 +127,7 @@ describe.runIf(native)("a host out of fds: each step that opens one names itself
       syncStdio: { code: "EMFILE", syscall: "pipe2", step: "stdio" },
       asyncWatch: { code: "EMFILE", syscall: "pidfd_open", step: "watch" },
       cleanup: { code: "EMFILE", syscall: "pipe2", step: "cleanup" },
+      memfd: { code: "EMFILE", syscall: "memfd_create", step: "memfd" },
     });
   });
 });
