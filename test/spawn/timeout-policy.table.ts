@@ -2,8 +2,9 @@
  * The end-of-run cases (src/spawn/deadline-plan.ts) that both `spawn`
  * (timeout-policy-spawn.test.ts) and `spawnSync` (timeout-policy-sync.test.ts)
  * run, expecting the same outcome: failure, exit code, signal, how much
- * output was kept, and whether a grandchild left holding the output was
- * killed with the group. No timing assertions: "output read after the
+ * output was kept, whether a grandchild left holding the output was killed
+ * with the group, and for a failed run the error (SubprocessError's code,
+ * reason, timedOut). Runs use the default `reject: true`. No timing assertions: "output read after the
  * timeout" is shown by a line the grandchild writes after it, "reading
  * stopped" by a result that arrives while the grandchild still holds the pipe.
  */
@@ -108,12 +109,15 @@ export const TIMEOUT_CASES: readonly TimeoutCase[] = [
   },
 ];
 
-/** What a run gave, in the table's terms (the result of spawn or spawnSync with reject: false). */
+/** What a run gave, in the table's terms: its result, or the SubprocessError it threw. */
 interface RunResult {
-  readonly failure: string | null;
+  readonly failure?: string | null;
+  readonly reason?: string;
   readonly exitCode: number | null;
   readonly signal: string | null;
   readonly stdout: unknown;
+  readonly code?: string;
+  readonly timedOut?: boolean;
 }
 
 const leftBehind: number[] = [];
@@ -133,8 +137,10 @@ export function killLeftBehind(): void {
  * Checks a result against its case; call it as soon as the result is there
  * (the grandchild's state is read first, before anything awaits).
  */
-export async function expectOutcome(testCase: TimeoutCase, result: RunResult): Promise<void> {
+export async function expectOutcome(testCase: TimeoutCase, outcome: unknown): Promise<void> {
   const expected = testCase.expected;
+  const result = outcome as RunResult;
+  const failed = outcome instanceof Error;
   let stdout = String(result.stdout);
   let grandchild: "alive" | "killed" | undefined;
   if (expected.grandchild !== undefined) {
@@ -148,10 +154,16 @@ export async function expectOutcome(testCase: TimeoutCase, result: RunResult): P
       isRunning(pid) && !(await eventually(() => !isRunning(pid), 2000)) ? "alive" : "killed";
   }
   expect({
-    failure: result.failure,
+    failure: failed ? result.reason : result.failure,
     exitCode: result.exitCode,
     signal: result.signal,
     stdout: typeof expected.stdout === "string" ? stdout : { bytes: stdout.length },
     ...(grandchild === undefined ? {} : { grandchild }),
   }).toEqual(expected);
+  // A failed run throws; its error says so the same way on both.
+  expect(failed ? { code: result.code, timedOut: result.timedOut } : null).toEqual(
+    expected.failure === null
+      ? null
+      : { code: "ERR_EXACTSPAWN_SUBPROCESS_FAILED", timedOut: expected.failure === "timeout" },
+  );
 }
