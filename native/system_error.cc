@@ -6,14 +6,22 @@
 
 namespace exactspawn {
 
-Napi::Error SystemError(Napi::Env env, int negative_errno, const char* syscall,
-                        const std::string* path) {
+const char* ErrnoCode(int negative_errno) {
   // glibc names every errno (ENOEXEC included, which libuv does not map).
   const char* code = strerrorname_np(-negative_errno);
-  if (code == nullptr) code = uv_err_name(negative_errno);
-  std::string message = std::string(syscall) + " " + code;
+  return code != nullptr ? code : uv_err_name(negative_errno);
+}
+
+std::string SystemErrorMessage(int negative_errno, const char* syscall, const std::string* path) {
+  std::string message = std::string(syscall) + " " + ErrnoCode(negative_errno);
   if (path != nullptr) message += " " + *path;
-  Napi::Error error = Napi::Error::New(env, message);
+  return message;
+}
+
+Napi::Error SystemError(Napi::Env env, int negative_errno, const char* syscall,
+                        const std::string* path) {
+  const char* code = ErrnoCode(negative_errno);
+  Napi::Error error = Napi::Error::New(env, SystemErrorMessage(negative_errno, syscall, path));
   error.Set("code", Napi::String::New(env, code));
   error.Set("errno", Napi::Number::New(env, negative_errno));
   error.Set("syscall", Napi::String::New(env, syscall));

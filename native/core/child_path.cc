@@ -2,7 +2,6 @@
 #include "child_path.h"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -305,7 +304,8 @@ int read_start_status(int fd, ChildPathFailure* failure) {
 }
 
 int spawn_child_path(const SpawnRequest& request, const ExecControls& controls, pid_t* pid,
-                     ChildPathFailure* failure) {
+                     int* start_status_fd, ChildPathFailure* failure) {
+  *start_status_fd = -1;
   name_step(failure, "clone");
   failure->in_child = false;
   if (request.file == nullptr || request.argv == nullptr || request.envp == nullptr ||
@@ -342,10 +342,10 @@ int spawn_child_path(const SpawnRequest& request, const ExecControls& controls, 
   // mark the shared mm non-dumpable at the uid change, and that flag alone
   // would stand between the target uid and the host's memory; this way the
   // host's dumpable flag is never touched. Exec success or the failing step
-  // comes back through a close-on-exec pipe: EOF at exec, a StartStatus on
-  // failure.
+  // comes back through a close-on-exec pipe: nothing at exec, a StartStatus
+  // on failure, written before the child exits.
   int status_pipe[2];
-  if (pipe2(status_pipe, O_CLOEXEC) != 0) {
+  if (pipe2(status_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
     name_step(failure, "pipe2");
     return -errno;
   }
@@ -356,18 +356,10 @@ int spawn_child_path(const SpawnRequest& request, const ExecControls& controls, 
     close(status_pipe[0]);
     return -clone_errno;
   }
-  // Waits for the exec (EOF) or the report. Another thread's copy-on-write
-  // child may hold a copy of the write end until its own exec.
-  int err = 0;
-  struct pollfd ready = {status_pipe[0], POLLIN, 0};
-  while ((err = poll(&ready, 1, -1)) < 0 && errno == EINTR) {
-  }
-  err = read_start_status(status_pipe[0], failure);
-  close(status_pipe[0]);
-  if (err < 0) {
-    reap_failed(child);
-    return err;
-  }
+  // Nobody waits here for the exec: once its uid changed, the target user
+  // may stop the child for as long as it likes. The pipe is read when the
+  // child has been reaped (read_start_status).
+  *start_status_fd = status_pipe[0];
   *pid = child;
   return 0;
 }

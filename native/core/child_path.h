@@ -22,8 +22,9 @@
 //   raced with another thread's child. The host's dumpable flag is never
 //   touched. The child reports a failed step through a close-on-exec
 //   start-status pipe (nothing arrives when the exec succeeds), then exits
-//   127. CPython's _posixsubprocess makes the same choice (no vfork when
-//   credentials are asked).
+//   127. Nobody waits for its exec (the target user may stop the child
+//   indefinitely): the caller reads the pipe once the child is reaped. CPython's _posixsubprocess
+//   makes the same choice (no vfork when credentials are asked).
 //
 // The child runs only raw system calls (syscall(2)): it shares the parent's
 // memory, locks and TLS (or a copy of them taken while another thread may
@@ -101,13 +102,17 @@ bool needs_private_memory(const ExecControls& controls);
 // Starts the child; on success stores its pid and returns 0. Otherwise
 // returns -errno and names the failing call in *failure; no child is left
 // behind (a child that failed before exec has been reaped).
+// A copy-on-write child is not waited for: it may still fail before its exec.
+// *start_status_fd is then the read end of its start-status pipe (O_CLOEXEC,
+// O_NONBLOCK; the caller owns it), to be read with read_start_status() once
+// the child has been reaped; -1 for a child that shares memory (its start is
+// known on return).
 int spawn_child_path(const SpawnRequest& request, const ExecControls& controls, pid_t* pid,
-                     ChildPathFailure* failure);
+                     int* start_status_fd, ChildPathFailure* failure);
 
-// Reads a copy-on-write child's start-status pipe without waiting (its read
-// end must be O_NONBLOCK, or the child must be gone): 0 when nothing was
-// reported (the exec succeeded, or has not happened yet), else -errno with
-// the failing step named in *failure.
+// Reads a reaped copy-on-write child's start-status pipe, without waiting:
+// 0 when nothing was reported (the exec succeeded), else -errno with the
+// failing step named in *failure (the child exited 127).
 int read_start_status(int fd, ChildPathFailure* failure);
 
 }  // namespace exactspawn
