@@ -2,6 +2,7 @@
 #include "child_path.h"
 
 #include <fcntl.h>
+#include <linux/keyctl.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -141,6 +142,17 @@ EXACTSPAWN_CHILD_CODE void apply_credentials(ChildArgs* args) {
   }
   if (c.set_gid && syscall(SYS_setresgid, c.gid, c.gid, c.gid) != 0) fail(args, "setgid");
   if (c.set_uid && syscall(SYS_setresuid, c.uid, c.uid, c.uid) != 0) fail(args, "setuid");
+  // A new anonymous session keyring, created as the new user (so it is
+  // theirs, as pam_keyinit does): the host's session keyring, and every key
+  // in it, stays out of the child's reach (keyrings(7), session-keyring(7)).
+  // A kernel without keys (ENOSYS) or a seccomp policy refusing keyctl (EPERM)
+  // gives no keyring access to hand over either way.
+  if (c.set_uid || c.set_gid || c.set_groups) {
+    if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, nullptr) < 0 && errno != ENOSYS &&
+        errno != EPERM) {
+      fail(args, "keyctl");
+    }
+  }
 }
 
 EXACTSPAWN_CHILD_CODE int child_main(void* raw) {

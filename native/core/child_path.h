@@ -44,7 +44,9 @@
 // parent can run in it); setsid(2) or setpgid(2); resource limits
 // (prlimit(2)) and nice (setpriority(2)) while still privileged, since raising
 // either needs a capability the uid change drops; setgroups(2), setresgid(2),
-// setresuid(2) (groups first: afterwards the child may no longer change them);
+// setresuid(2) (groups first: afterwards the child may no longer change them),
+// then a new anonymous session keyring (keyctl(2) KEYCTL_JOIN_SESSION_KEYRING,
+// as the new user; ENOSYS and EPERM tolerated);
 // PR_SET_PDEATHSIG (after the uid change, which clears it; see prctl(2)) —
 // the signal fires when the THREAD that spawned the child exits, e.g. a
 // worker thread, not only the process; PR_SET_NO_NEW_PRIVS; umask(2);

@@ -18,6 +18,9 @@
  * start is read when the child is reaped. Seen red with the spawning thread
  * waiting on the start-status pipe: the loop stood still until the kernel
  * broke the lease (lease-break-time), and the child had exec'ed by then.
+ *
+ * It also joins a new session keyring (finding 6): seen red without the
+ * join, the uid child found and read the host's session key.
  */
 import { type ChildProcess, spawn as spawnChild, spawnSync } from "node:child_process";
 import {
@@ -210,6 +213,29 @@ describe.runIf(nativeStatus().loaded && isRoot)(
       }
       expect(await eventually(() => openFds().every((fd) => fdsBefore.includes(fd)))).toBe(true);
       expect(zombieChildren()).toEqual([]);
+    });
+
+    it("starts a uid child in a new session keyring: the host's keys are out of its reach", () => {
+      // The host runs in a session keyring of its own holding one key (the
+      // keyring fixture), so the machine's keyrings are never touched.
+      const host = join(dir, "keys.mjs");
+      writeFileSync(
+        host,
+        `import { spawn } from ${JSON.stringify(dist)};
+      const [probe, id] = [process.argv[2], process.env.EXACTSPAWN_KEY_ID];
+      const read = async (options) => (await spawn(probe, ["read", id], options)).stdout.trim().split("\\n");
+      console.log(JSON.stringify({ same: await read({}), other: await read({ uid: ${NOBODY}, gid: ${NOBODY} }) }));`,
+      );
+      const probe = fixtureBinary("keyring");
+      const result = spawnSync(probe, ["host", process.execPath, host, probe], {
+        encoding: "utf8",
+      });
+      expect(result.stderr).toBe("");
+      expect(JSON.parse(result.stdout)).toEqual({
+        // The contrast: a child that keeps the host's credentials keeps its keyring.
+        same: ["session:exactspawn-key-payload", "id:exactspawn-key-payload"],
+        other: ["session:ENOKEY", "id:EACCES"],
+      });
     });
 
     it.runIf(hasStrace)(
