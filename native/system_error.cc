@@ -1,16 +1,14 @@
 // system_error.cc — see system_error.h.
 #include "system_error.h"
 
-#include <string.h>
-#include <uv.h>
+#include "core/errno_names.h"
 
 namespace exactspawn {
 
 Napi::Error SystemError(Napi::Env env, int negative_errno, const char* syscall,
                         const std::string* path) {
-  // glibc names every errno (ENOEXEC included, which libuv does not map).
-  const char* code = strerrorname_np(-negative_errno);
-  if (code == nullptr) code = uv_err_name(negative_errno);
+  // Every Linux errno has its name (ENOEXEC included, which libuv does not map).
+  const char* code = errno_code(-negative_errno);
   std::string message = std::string(syscall) + " " + code;
   if (path != nullptr) message += " " + *path;
   Napi::Error error = Napi::Error::New(env, message);
