@@ -118,6 +118,9 @@ Napi::Value SpawnSyncChecked(const Napi::CallbackInfo& info) {
   SyncOutcome outcome;
   StepFailure failure;
   if (run_sync(run, &outcome, &failure) < 0) throw SystemError(env, failure, &args.file);
+  // A credential-changing child was not waited for at its start: the run has
+  // reaped it, so its report (if it failed before exec) is in the pipe now.
+  ThrowIfStartFailed(env, args, &child);
 
   Napi::Object result = Napi::Object::New(env);
   result.Set("pid", Napi::Number::New(env, child.pid));

@@ -20,10 +20,19 @@
 
 namespace exactspawn {
 
-// The one builder of system errors. A failure without a system call has no
-// `syscall` property and its message starts with the step.
+// The one builder of system errors, with raw Node-API (so loop callbacks,
+// which must not throw, use it too): `code`, `errno`, `syscall` (absent when
+// no system call failed; the message then starts with the step), `path` when
+// given, `step`. Returns false when Node-API refused (a terminating env).
+bool SystemErrorToJs(napi_env env, const StepFailure& failure, const std::string* path,
+                     napi_value* out) noexcept;
+
+// The same error as a Napi::Error, for binding code to throw.
 Napi::Error SystemError(Napi::Env env, const StepFailure& failure,
                         const std::string* path = nullptr);
+
+// The `code` for -errno ("ENOENT").
+const char* ErrnoCode(int negative_errno);
 
 // Throws a TypeError (input the binding refuses to coerce).
 [[noreturn]] void ThrowTypeError(Napi::Env env, const std::string& message);

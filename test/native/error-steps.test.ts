@@ -69,19 +69,21 @@ describe.runIf(native)("native failures name their call and step", () => {
 });
 
 describe.runIf(native)("the copy-on-write child path reports its step through its pipe", () => {
-  it("a refused rlimit in a child that changes its uid: setrlimit, step rlimits", () => {
+  it("a refused rlimit in a child that changes its uid: setrlimit, step rlimits", async () => {
     const binding = nativeBinding() as Required<NativeBinding>;
-    const error = thrownBy(() =>
+    // Not waited for at its start: the failure arrives with the exit.
+    const exit = await new Promise<unknown>((resolve) => {
       binding.spawn({
         file: "/bin/true",
         argv: ["true"],
         envp: [],
         stdio: [-1, -1, -1],
         controls: { uid: process.getuid!(), rlimits: [["nofile", 10, 5]] },
-        onExit: () => {},
-      }),
-    );
-    expect(fields(error)).toEqual({ code: "EINVAL", syscall: "setrlimit", step: "rlimits" });
+        onExit: resolve,
+      });
+    });
+    expect(exit).toBeInstanceOf(Error);
+    expect(fields(exit)).toEqual({ code: "EINVAL", syscall: "setrlimit", step: "rlimits" });
   });
 });
 
