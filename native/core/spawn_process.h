@@ -7,7 +7,8 @@
 // FD_CLOEXEC), or /dev/null; every other fd closed
 // (posix_spawn_file_actions_addclosefrom_np); an empty signal mask
 // (POSIX_SPAWN_SETSIGMASK); every catchable signal at SIG_DFL
-// (POSIX_SPAWN_SETSIGDEF); optionally a new session (POSIX_SPAWN_SETSID) or
+// (POSIX_SPAWN_SETSIGDEF), glibc's internal 32 and 33 included (their bits
+// set by hand: sigaddset refuses them); optionally a new session (POSIX_SPAWN_SETSID) or
 // process group (POSIX_SPAWN_SETPGROUP).
 // See posix_spawn(3), posix_spawn_file_actions_adddup2(3), sigprocmask(2),
 // setsid(2), setpgid(2), close_range(2).
