@@ -16,9 +16,16 @@ import { inheritedNames, type LayeredEnv, untrustedNames } from "../env/layers.j
 import type { ArgvSize } from "../env/spill-plan.js";
 import { InvalidEnvError, type SizedName } from "../errors.js";
 import { assertKnownOptions, knownKeys } from "../known-options.js";
-import { assertLimitsOption, type Limits, POINTER_BYTES, probeLimits } from "../limits.js";
+import {
+  assertLimitsOption,
+  type Limits,
+  limitsWithChildStack,
+  POINTER_BYTES,
+  probeLimits,
+} from "../limits.js";
 import type { Logger } from "../log.js";
 import { shebangCost } from "../shebang.js";
+import { childStackSoft, normalizeExecControls } from "../spawn/exec-controls.js";
 import { resolveFile } from "../spawn/resolve-file.js";
 import { spawn } from "../spawn/spawn.js";
 import { SPAWN_OPTION_KEYS, type SpawnOptions } from "../spawn/spawn-options.js";
@@ -107,7 +114,12 @@ export function runtimeSpawn(
   }
   assertLimitsOption(options.limits, "runtime.spawn");
   const { context, extra, correlationId, limits: given, onTrim, onSkip, ...spawnOptions } = options;
-  const limits = given ?? probeLimits();
+  // The child's own stack limit, when it sets one, sizes its exec (rlimits.stack):
+  // the environment is bounded against it, not only against the host's.
+  const limits = limitsWithChildStack(
+    given ?? probeLimits(),
+    childStackSoft(normalizeExecControls(spawnOptions)),
+  );
   const argv0 = typeof spawnOptions.argv0 === "string" ? spawnOptions.argv0 : file;
   assertArgvStrings([argv0, ...args], limits.maxArgStrlen);
   const resolved = resolveFile(file, host.parentPath(), spawnOptions.cwd ?? process.cwd());
