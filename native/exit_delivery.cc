@@ -13,6 +13,7 @@
 
 #include <string>
 
+#include "core/errno_names.h"
 #include "core/signal_names.h"
 #include "spawn_args.h"
 #include "system_error.h"
@@ -109,7 +110,7 @@ bool ErrorToJs(napi_env env, const char* code_name, const std::string& message, 
 
 // Someone else reaped our pid (waitpid(-1), or SIGCHLD set to SIG_IGN elsewhere).
 bool ReapErrorToJs(napi_env env, int negative_errno, napi_value* out) {
-  const char* code_name = strerrorname_np(-negative_errno);
+  const char* code_name = errno_name(-negative_errno);
   if (code_name == nullptr) code_name = "EIO";
   return ErrorToJs(env, code_name, std::string("wait4 ") + code_name, negative_errno, "wait4", out);
 }

@@ -1,15 +1,13 @@
 // system_error.cc — see system_error.h.
 #include "system_error.h"
 
-#include <string.h>
-#include <uv.h>
+#include "core/errno_names.h"
 
 namespace exactspawn {
 
 const char* ErrnoCode(int negative_errno) {
-  // glibc names every errno (ENOEXEC included, which libuv does not map).
-  const char* code = strerrorname_np(-negative_errno);
-  return code != nullptr ? code : uv_err_name(negative_errno);
+  // Every Linux errno has its name (ENOEXEC included, which libuv does not map).
+  return errno_code(-negative_errno);
 }
 
 std::string SystemErrorMessage(int negative_errno, const char* syscall, const std::string* path) {
