@@ -139,6 +139,36 @@ export class TooManyKeysError extends RangeError {
   }
 }
 
+/** One untrusted entry that did not reach a child, by name and reason. */
+export interface SkippedName {
+  readonly name: string;
+  readonly reason: string;
+}
+
+/**
+ * A runtime created with `untrustedSkips: "throw"` refused to start a child
+ * because some untrusted input (a context key or step value) would not reach
+ * it. `skipped` lists every one (name and reason); the message names them
+ * (escaped). Never a value.
+ */
+export class UntrustedSkipError extends Error {
+  override readonly name = "UntrustedSkipError";
+  readonly code = "ERR_EXACTSPAWN_UNTRUSTED_SKIP";
+  readonly skipped: readonly SkippedName[];
+  constructor(where: string, skipped: readonly SkippedName[]) {
+    const listed = skipped
+      .slice(0, LISTED_OFFENDERS)
+      .map((s) => `${displayName(s.name)} (${s.reason})`);
+    const more =
+      skipped.length > listed.length ? ` and ${skipped.length - listed.length} more` : "";
+    super(
+      `${where}: ${skipped.length} untrusted value(s) would not reach the child: ` +
+        `${listed.join(", ")}${more} (untrustedSkips: "throw"; every name is in error.skipped)`,
+    );
+    this.skipped = skipped;
+  }
+}
+
 /** Properties Node puts on its own system errors (fs, child_process). */
 export interface SystemErrorFields {
   code: string;

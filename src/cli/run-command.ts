@@ -96,7 +96,11 @@ export async function runRun(argv: string[]): Promise<number> {
         const report = explainReport(plan, request.command, request.limitsSource);
         process.stderr.write(`${explainTable(report, process.stderr)}\n`);
       }
-      const unreached = unreachedValues(plan, request, runtime.config.stepPrefix);
+      const unreached = unreachedValues(plan, request, runtime.config.stepPrefix, (key) => {
+        const value = request.context?.get(key);
+        if (value === undefined) return undefined;
+        return runtime.exportContext(new Map([[key, value]])).pairs[0]?.[0];
+      });
       if (values["allow-skips"] !== true && unreached.length > 0) throw unreachedError(unreached);
     }
     const stdin = process.stdin.isTTY || request.stdinUsed ? "ignore" : "inherit";
