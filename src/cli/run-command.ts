@@ -5,7 +5,7 @@
  * becomes ours (a signal n becomes 128 + n).
  */
 import { constants } from "node:os";
-import { firstLine } from "../errors.js";
+import { escapeControls, firstLine } from "../errors.js";
 import { probeLimits } from "../limits.js";
 import type { BashStepResult } from "../step/bash-step.js";
 import { parseCommandLine } from "./command-line.js";
@@ -76,7 +76,7 @@ export async function runRun(argv: string[]): Promise<number> {
   const runtime = runtimeFor(request);
   const fail = (error: unknown): number => {
     const message = firstLine(error);
-    process.stderr.write(`exactspawn run: ${message}\n`);
+    process.stderr.write(`exactspawn run: ${escapeControls(message)}\n`);
     return isUsageError(error) ? 2 : EXIT_CANNOT_RUN;
   };
 
