@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// npm run prebuild [-- --only linux-x64-glibc[,linux-arm64-musl...]]
+// npm run prebuild [-- --only linux-x64-glibc[,linux-arm64-musl...]] [--check]
+// (--check: only check the prebuilds that are there, build nothing)
 //
 // Builds the tagged prebuilds, named the way node-gyp-build and the library's
 // own locator (src/native-locate.ts) select them:
@@ -14,7 +15,8 @@
 // stripped, then checked: ELF machine and C library as the locator reads them,
 // the source stamp of native/ inside it, the symbol ceiling (objdump -T:
 // nothing above GLIBC_2.28, GLIBCXX_3.4.21, CXXABI_1.3.9; musl builds need
-// only libc.so), and the x64 glibc one is loaded and its stamp read back.
+// only libc.so, and every libc symbol they use is in musl's libc.so where this
+// machine has one), and the x64 glibc one is loaded and its stamp read back.
 // Writing the set removes the untagged prebuilds/<platform>/exactspawn.node
 // of earlier releases. Takes ~2 min for linux-x64-glibc alone; the first musl
 // build also compiles musl and libc++ for Zig's cache (~8 min), kept in the
@@ -179,8 +181,9 @@ async function check(name, file) {
     const [prefix, number] = v.split("_");
     if (target.libc === "musl") problems.push(`needs ${v} (a glibc symbol version)`);
     else if (versionAbove(number, CEILINGS[prefix])) problems.push(`needs ${v}`);
-    if (!highest[prefix] || versionAbove(number, highest[prefix].split(".")))
+    if (!highest[prefix] || versionAbove(number, highest[prefix].split(".").map(Number))) {
       highest[prefix] = number;
+    }
   }
   const needed = [...output("objdump", ["-p", file]).matchAll(/NEEDED\s+(\S+)/g)].map((m) => m[1]);
   const exported = output("nm", ["-D", "--defined-only", file])
@@ -194,6 +197,25 @@ async function check(name, file) {
   }
   if (target.libc === "musl" && needed.some((n) => n !== "libc.so")) {
     problems.push(`needs ${needed.join(", ")} (only libc.so expected)`);
+  }
+  // Where this machine has musl's libc.so for the target (Debian's musl package
+  // for x86-64), every strong undefined symbol but the host's (napi_*, uv_*)
+  // must be defined there: what loading on musl would check first.
+  const muslLibc = `/lib/${target.arch === "x64" ? "x86_64" : "aarch64"}-linux-musl/libc.so`;
+  if (target.libc === "musl" && existsSync(muslLibc)) {
+    const defined = new Set(
+      output("nm", ["-D", "--defined-only", muslLibc])
+        .split("\n")
+        .map((l) => l.trim().split(/\s+/).pop()),
+    );
+    const unresolved = output("nm", ["-D", "--undefined-only", file])
+      .split("\n")
+      .map((l) => l.trim().split(/\s+/))
+      .filter(
+        ([kind, sym]) => kind === "U" && !/^(napi_|node_api_|uv_)/.test(sym) && !defined.has(sym),
+      )
+      .map(([, sym]) => sym);
+    if (unresolved.length > 0) problems.push(`not in ${muslLibc}: ${unresolved.join(", ")}`);
   }
   if (name === `linux-${process.arch}-glibc` && process.arch === target.arch) {
     const binding = createRequire(import.meta.url)(file);
@@ -211,14 +233,27 @@ async function check(name, file) {
 
 if (!existsSync(join(root, "dist/native-locate.js")))
   run("npm", ["run", "--silent", "compile"], { cwd: root });
+const checkOnly = args.includes("--check");
 let failed = false;
 for (const name of only) {
-  const { out, seconds } = build(name);
+  const target = TARGETS[name];
+  const built = checkOnly
+    ? {
+        out: join(root, "prebuilds", `linux-${target.arch}`, `exactspawn.${target.libc}.node`),
+        seconds: 0,
+      }
+    : build(name);
+  const { out, seconds } = built;
+  if (!existsSync(out)) {
+    console.log(`prebuild MISSING: ${name} (${out.slice(root.length + 1)})`);
+    failed = true;
+    continue;
+  }
   const { problems, summary } = await check(name, out);
   const size = readFileSync(out).length;
   console.log(
     `prebuild ${problems.length === 0 ? "ok" : "FAILED"}: ${name} → ${out.slice(root.length + 1)} ` +
-      `(${seconds} s, ${size} bytes; ${summary})`,
+      `(${checkOnly ? "checked only" : `${seconds} s`}, ${size} bytes; ${summary})`,
   );
   for (const problem of problems) console.log(`  - ${problem}`);
   failed ||= problems.length > 0;
