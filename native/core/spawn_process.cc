@@ -128,7 +128,8 @@ int spawn_process(const SpawnRequest& request, pid_t* pid) {
   const FileActionsNp& np = file_actions_np();
   if (np.addclosefrom == nullptr || (request.cwd != nullptr && np.addchdir == nullptr)) {
     ChildPathFailure failure;
-    return spawn_child_path(request, ExecControls{}, pid, &failure);
+    int start_status_fd = -1;  // stays -1: no credential change, the start is known on return
+    return spawn_child_path(request, ExecControls{}, pid, &start_status_fd, &failure);
   }
   SpawnPlan plan;
   if (plan.init_error() != 0) return -plan.init_error();
