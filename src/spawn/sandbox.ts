@@ -31,6 +31,8 @@ export interface SandboxOptions {
   readonly network?: boolean;
   /** Parts the host accepts unenforced where this kernel cannot enforce them. Default: none. */
   readonly allowWeaker?: readonly SandboxPart[];
+  /** Keep the child's capabilities (a root child keeps root's). Default false: every set emptied. */
+  readonly keepCapabilities?: boolean;
 }
 
 /** A validated sandbox (paths as given, made absolute). */
@@ -41,6 +43,7 @@ export interface NormalizedSandbox {
   readonly executeWritable: boolean;
   readonly network: boolean;
   readonly allowWeaker: ReadonlySet<SandboxPart>;
+  readonly keepCapabilities: boolean;
 }
 
 /** What this machine's kernel and engine can enforce. */
@@ -74,6 +77,7 @@ const KEYS = new Set([
   "executeWritable",
   "network",
   "allowWeaker",
+  "keepCapabilities",
 ]);
 
 /** The sandbox cannot be applied as asked; nothing was started. */
@@ -135,6 +139,7 @@ export function normalizeSandbox(api: string, value: unknown): NormalizedSandbox
     executeWritable: flag(api, o["executeWritable"], "executeWritable"),
     network: flag(api, o["network"], "network"),
     allowWeaker: new Set(weaker as SandboxPart[]),
+    keepCapabilities: flag(api, o["keepCapabilities"], "keepCapabilities"),
   };
 }
 
@@ -252,5 +257,6 @@ export function resolveSandbox(
     network: sandbox.network,
     landlock: support.landlockAbi >= 1,
     seccomp: support.seccompFilter,
+    dropCapabilities: !sandbox.keepCapabilities,
   };
 }

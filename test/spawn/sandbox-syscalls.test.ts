@@ -44,7 +44,9 @@ afterAll(() => rmSync(base, { recursive: true, force: true }));
 const executable = [dirname(probe), "/usr", "/bin", "/lib", "/lib64"].filter((dir) =>
   existsSync(dir),
 );
-const box: SandboxOptions = { writable: [inside], executable };
+// Capabilities kept: a root child without them would be refused TIOCSTI and
+// chown by the kernel anyway, and this file proves the filter alone.
+const box: SandboxOptions = { writable: [inside], executable, keepCapabilities: true };
 
 async function sandboxed(args: string[], sandbox: SandboxOptions = box, stdin?: number) {
   const result = await spawn(probe, args, {
