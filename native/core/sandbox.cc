@@ -42,6 +42,8 @@ constexpr uint64_t kScopeAbstractUnix = 1ULL << 0;  // ABI 6, scoped
 constexpr uint64_t kScopeSignal = 1ULL << 1;
 constexpr uint32_t kCreateRulesetVersion = 1U << 0;
 constexpr int kRulePathBeneath = 1;
+constexpr long kOpenat2 = 437;                 // the same number on every architecture
+constexpr uint64_t kResolveNoSymlinks = 0x04;  // RESOLVE_NO_SYMLINKS
 
 // The ruleset attribute as ABI 6 knows it; older kernels take a prefix.
 struct RulesetAttr {
@@ -72,9 +74,24 @@ uint64_t handled_fs(int abi) {
   return rights;
 }
 
+// The paths come resolved (no symbolic link in them, see
+// src/spawn/sandbox-paths.ts): a link swapped in since, e.g. by a sandboxed
+// step running meanwhile, fails with ELOOP instead of moving the rule.
+// openat2(2) RESOLVE_NO_SYMLINKS (Linux 5.6); before it, open(2).
+int open_resolved(const std::string& path) {
+  struct {
+    uint64_t flags;
+    uint64_t mode;
+    uint64_t resolve;
+  } how = {O_PATH | O_CLOEXEC, 0, kResolveNoSymlinks};
+  long fd = syscall(kOpenat2, AT_FDCWD, path.c_str(), &how, sizeof how);
+  if (fd >= 0 || errno != ENOSYS) return static_cast<int>(fd);
+  return open(path.c_str(), O_PATH | O_CLOEXEC);
+}
+
 int add_rule(int ruleset, const std::string& path, uint64_t access, uint64_t handled,
              std::string* failed_path) {
-  int fd = open(path.c_str(), O_PATH | O_CLOEXEC);
+  int fd = open_resolved(path);
   if (fd < 0) {
     *failed_path = path;
     return -errno;
