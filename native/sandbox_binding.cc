@@ -60,6 +60,7 @@ bool ReadSandbox(Napi::Env env, Napi::Object options, SandboxInput* input) {
   spec.network = RequiredBool(env, object, "network");
   input->landlock = RequiredBool(env, object, "landlock");
   input->seccomp = RequiredBool(env, object, "seccomp");
+  input->plan.drop_capabilities = RequiredBool(env, object, "dropCapabilities");
   return true;
 }
 

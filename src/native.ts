@@ -93,6 +93,8 @@ export interface RawSandbox {
   landlock: boolean;
   /** Install the seccomp filter (native/core/seccomp_filter.h). */
   seccomp: boolean;
+  /** Empty every capability set before exec (bounding, ambient, inheritable, permitted, effective). */
+  dropCapabilities: boolean;
 }
 
 /** The one options object `spawn` takes; every field is type-checked natively. */
