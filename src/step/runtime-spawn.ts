@@ -14,6 +14,7 @@ import { resolve } from "node:path";
 import { boundedEnv, measureArgv, measureEnv } from "../env/bounded-env.js";
 import { inheritedNames, type LayeredEnv, untrustedNames } from "../env/layers.js";
 import type { ArgvSize } from "../env/spill-plan.js";
+import { assertRecordOrMap } from "../env/untrusted-keys.js";
 import { InvalidEnvError, type SizedName } from "../errors.js";
 import { assertKnownOptions, knownKeys } from "../known-options.js";
 import {
@@ -30,6 +31,7 @@ import { resolveFile } from "../spawn/resolve-file.js";
 import { spawn } from "../spawn/spawn.js";
 import { SPAWN_OPTION_KEYS, type SpawnOptions } from "../spawn/spawn-options.js";
 import type { Subprocess } from "../spawn/subprocess.js";
+import { handleUntrustedSkips, type UntrustedSkips } from "./untrusted-skips.js";
 
 export interface RuntimeSpawnHost {
   readonly parentPath: () => string | undefined;
@@ -41,6 +43,8 @@ export interface RuntimeSpawnHost {
   readonly protected: { readonly names: readonly string[]; readonly prefixes: readonly string[] };
   /** The runtime's logger for trim notices; undefined: the library logger. */
   readonly logger?: Logger | undefined;
+  /** What a skipped untrusted entry does (undefined: "report"). */
+  readonly untrustedSkips?: UntrustedSkips | undefined;
 }
 
 export interface RuntimeSpawnOptions extends Omit<SpawnOptions, "env" | "path"> {
@@ -113,6 +117,7 @@ export function runtimeSpawn(
     }
   }
   assertLimitsOption(options.limits, "runtime.spawn");
+  assertRecordOrMap(options.context, "runtime.spawn: options.context");
   const { context, extra, correlationId, limits: given, onTrim, onSkip, ...spawnOptions } = options;
   // The child's own stack limit, when it sets one, sizes its exec (rlimits.stack):
   // the environment is bounded against it, not only against the host's.
@@ -143,6 +148,18 @@ export function runtimeSpawn(
     sizes,
     ...(host.logger === undefined ? {} : { log: host.logger }),
   });
+  handleUntrustedSkips(
+    [
+      ...layered.skipped.map((s) => ({
+        name: s.layer === "step" ? s.key : s.name,
+        reason: s.reason,
+      })),
+      ...bounded.skipped.map((s) => ({ name: s.name, reason: "aggregate_env_budget" })),
+    ],
+    host.untrustedSkips,
+    host.logger,
+    "runtime.spawn",
+  );
   if (bounded.skipped.length > 0) onSkip?.(bounded.skipped);
   if (bounded.dropped.length > 0) onTrim?.(bounded.dropped);
   return spawn(resolved, args, { ...spawnOptions, argv0, env: bounded.env });
