@@ -296,8 +296,8 @@ void name_step(ChildPathFailure* failure, const char* name, const char* step) {
 // sigprocmask filters them) around clone, so no handler runs in the child
 // before it has reset the dispositions; the child inherits this mask.
 pid_t clone_blocked(ChildArgs* args, void* stack_top, int flags, int* clone_errno) {
-  const int saved_errno =
-      errno;  // a shared-memory child's syscall() calls write this thread's errno
+  // A shared-memory child's syscall() calls write this thread's errno.
+  const int saved_errno = errno;
   uint64_t all = ~uint64_t{0};
   uint64_t old = 0;
   syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, sizeof all);
@@ -393,8 +393,9 @@ int spawn_child_path(const SpawnRequest& request, const ExecControls& controls, 
   // on failure, written before the child exits.
   int status_pipe[2];
   if (pipe2(status_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+    const int error = errno;
     name_step(failure, "pipe2", "spawn");
-    return -errno;
+    return -error;
   }
   args.status_fd = status_pipe[1];
   pid_t child = clone_blocked(&args, stack.top(), SIGCHLD, &clone_errno);
