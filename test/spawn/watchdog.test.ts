@@ -15,8 +15,10 @@
  * the script's final `kill` (the four host endings), the watchdog's
  * /dev/null stdout/stderr (the fd and stdout-EOF tests), the replay of live
  * groups to a new watchdog (the replacement test), the release before the
- * reap in the exit watch (the steered pid-reuse test) and the group kill at
- * environment teardown (the worker test).
+ * reap in the exit watch (the steered pid-reuse test), the group kill at
+ * environment teardown (the worker test), and the monitor thread that
+ * replaces a dead watchdog at once (the step-kills-its-watchdog test: with
+ * the old watchdog.cc no replacement appeared).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import {
