@@ -1,12 +1,16 @@
 // watchdog.cc — see watchdog.h.
 #include "watchdog.h"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <condition_variable>
 #include <mutex>
 #include <new>
 
@@ -29,6 +33,14 @@ std::vector<pid_t> groups;  // registered and not yet released
 // The call that failed last (static string; nullptr: none did, e.g. an
 // allocation). Written and read with the mutex held.
 const char* failed_call = nullptr;
+// Each launch is one generation. The monitor thread takes `pending_fd` (a
+// duplicate of that watchdog's pidfd, which it closes) and acts on the
+// watchdog's exit only while its generation is still the current one.
+unsigned generation = 0;
+int pending_fd = -1;
+unsigned pending_generation = 0;
+std::condition_variable monitor_wakeup;
+std::once_flag monitor_once;
 
 // "+1234\n" / "-1234\n"; write(2) of one line, retried on EINTR.
 int send_line(char op, pid_t pgid) {
@@ -52,6 +64,8 @@ int send_line(char op, pid_t pgid) {
     return written < 0 ? -errno : -EIO;  // a short write cannot happen below PIPE_BUF
   }
 }
+
+void monitor_start();
 
 // Starts a watchdog and registers every live group with it. Caller holds the mutex.
 int launch_locked() {
@@ -93,9 +107,27 @@ int launch_locked() {
   // If the watchdog ever dies before the host, the reaper collects it. Without
   // a pidfd (pidfd_open failed) it would stay a zombie until the host exits.
   int pidfd = open_pidfd(pid);
-  if (pidfd >= 0 && hand_to_orphan_reaper(pid, pidfd) < 0) close_fd(pidfd);
+  int watch = -1;
+  if (pidfd >= 0) {
+    watch = fcntl(pidfd, F_DUPFD_CLOEXEC, 0);
+    if (hand_to_orphan_reaper(pid, pidfd) < 0) {
+      close_fd(pidfd);
+      if (watch >= 0) close_fd(watch);
+      watch = -1;  // no reaper (so no pinned library): no monitor thread either
+    }
+  }
   write_fd = fds[1];
   watchdog_pid = pid;
+  ++generation;
+  // A watchdog the step killed is replaced at once, not at the next spawn:
+  // a host SIGKILLed meanwhile would leave its steps running (docs/spawn.md).
+  if (watch >= 0) {
+    if (pending_fd >= 0) close_fd(pending_fd);  // an earlier one the monitor never took
+    pending_fd = watch;
+    pending_generation = generation;
+    std::call_once(monitor_once, monitor_start);
+    monitor_wakeup.notify_one();
+  }
   for (pid_t group : groups) {
     err = send_line('+', group);
     if (err < 0) return err;
@@ -107,6 +139,49 @@ void drop_locked() {
   if (write_fd >= 0) close_fd(write_fd);
   write_fd = -1;
   watchdog_pid = 0;
+}
+
+// Waits for the running watchdog's pidfd to turn readable (it exited; the
+// orphan reaper reaps it), then replaces it while groups are registered.
+// Runs for the rest of the process with every signal blocked; the library
+// is pinned already (the orphan reaper's thread exists before this one).
+void* monitor_main(void*) {
+  for (;;) {
+    int fd;
+    unsigned watched;
+    {
+      std::unique_lock<std::mutex> lock(watchdog_mutex);
+      monitor_wakeup.wait(lock, [] { return pending_fd >= 0; });
+      fd = pending_fd;
+      watched = pending_generation;
+      pending_fd = -1;
+    }
+    pollfd entry{fd, POLLIN, 0};
+    while (poll(&entry, 1, -1) < 0 && errno == EINTR) {
+    }
+    close_fd(fd);
+    std::lock_guard<std::mutex> lock(watchdog_mutex);
+    if (watched == generation && write_fd >= 0) {
+      drop_locked();
+      if (!groups.empty() && launch_locked() < 0) drop_locked();
+    }
+  }
+}
+
+void monitor_start() {
+  sigset_t all;
+  sigset_t previous;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &previous);
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  pthread_attr_setstacksize(&attr, 64 * 1024);
+  pthread_t thread;
+  // Without the thread a dead watchdog is still replaced at the next registration.
+  pthread_create(&thread, &attr, monitor_main, nullptr);
+  pthread_attr_destroy(&attr);
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
 }
 
 // Sends one line; a watchdog that died (EPIPE: Node ignores SIGPIPE) is

@@ -17,8 +17,9 @@
 //
 // A group id is safe to signal only while its leader is unreaped (a zombie
 // pins the id): callers release a group BEFORE they reap its leader. If the
-// watchdog dies early (a write fails with EPIPE), the next write starts a
-// new one and registers every live group again.
+// watchdog dies early (a step of the same uid can kill it), a monitor thread
+// that polls a duplicate of its pidfd starts a new one at once and registers
+// every live group again (a write that meets EPIPE first does the same).
 //
 // Process-wide (worker threads share it), guarded by a mutex. Plain C++;
 // returns 0 (or a pid) or a negative errno. See pipe(7), posix_spawn(3),
