@@ -208,7 +208,7 @@ EXACTSPAWN_CHILD_CODE int child_main(void* raw) {
   apply_credentials(args);
   if (c.sandbox != nullptr && c.sandbox->drop_capabilities) {
     const char* name = nullptr;
-    if (drop_capabilities(&name) != 0) fail(args, name);
+    if (drop_capabilities(&name) != 0) fail(args, name, "sandbox");
   }
   if (c.parent_death_signal != 0) {
     if (syscall(SYS_prctl, PR_SET_PDEATHSIG, c.parent_death_signal, 0, 0, 0) != 0) {
