@@ -10,7 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <condition_variable>
+#include <cstdint>
 #include <mutex>
 #include <new>
 
@@ -33,14 +33,10 @@ std::vector<pid_t> groups;  // registered and not yet released
 // The call that failed last (static string; nullptr: none did, e.g. an
 // allocation). Written and read with the mutex held.
 const char* failed_call = nullptr;
-// Each launch is one generation. The monitor thread takes `pending_fd` (a
-// duplicate of that watchdog's pidfd, which it closes) and acts on the
-// watchdog's exit only while its generation is still the current one.
-unsigned generation = 0;
-int pending_fd = -1;
-unsigned pending_generation = 0;
-std::condition_variable monitor_wakeup;
-std::once_flag monitor_once;
+// Each launch is one generation. Its monitor thread owns a duplicate of that
+// watchdog's pidfd and acts on the watchdog's exit only while its generation
+// is still the current one.
+uint32_t generation = 0;
 
 // "+1234\n" / "-1234\n"; write(2) of one line, retried on EINTR.
 int send_line(char op, pid_t pgid) {
@@ -65,7 +61,7 @@ int send_line(char op, pid_t pgid) {
   }
 }
 
-void monitor_start();
+bool monitor_start(int pidfd, uint32_t watched);
 
 // Starts a watchdog and registers every live group with it. Caller holds the mutex.
 int launch_locked() {
@@ -121,13 +117,8 @@ int launch_locked() {
   ++generation;
   // A watchdog the step killed is replaced at once, not at the next spawn:
   // a host SIGKILLed meanwhile would leave its steps running (docs/spawn.md).
-  if (watch >= 0) {
-    if (pending_fd >= 0) close_fd(pending_fd);  // an earlier one the monitor never took
-    pending_fd = watch;
-    pending_generation = generation;
-    std::call_once(monitor_once, monitor_start);
-    monitor_wakeup.notify_one();
-  }
+  // Without the thread a dead watchdog is still replaced at the next registration.
+  if (watch >= 0 && !monitor_start(watch, generation)) close_fd(watch);
   for (pid_t group : groups) {
     err = send_line('+', group);
     if (err < 0) return err;
@@ -141,34 +132,34 @@ void drop_locked() {
   watchdog_pid = 0;
 }
 
-// Waits for the running watchdog's pidfd to turn readable (it exited; the
-// orphan reaper reaps it), then replaces it while groups are registered.
-// Runs for the rest of the process with every signal blocked; the library
-// is pinned already (the orphan reaper's thread exists before this one).
-void* monitor_main(void*) {
-  for (;;) {
-    int fd;
-    unsigned watched;
-    {
-      std::unique_lock<std::mutex> lock(watchdog_mutex);
-      monitor_wakeup.wait(lock, [] { return pending_fd >= 0; });
-      fd = pending_fd;
-      watched = pending_generation;
-      pending_fd = -1;
-    }
-    pollfd entry{fd, POLLIN, 0};
-    while (poll(&entry, 1, -1) < 0 && errno == EINTR) {
-    }
-    close_fd(fd);
-    std::lock_guard<std::mutex> lock(watchdog_mutex);
-    if (watched == generation && write_fd >= 0) {
-      drop_locked();
-      if (!groups.empty() && launch_locked() < 0) drop_locked();
-    }
+// Waits for one watchdog's pidfd to turn readable (it exited; the orphan
+// reaper reaps it), then replaces it while groups are registered and no newer
+// watchdog has been started. One short-lived thread per launch (launches are
+// rare: one per host unless a watchdog dies), every signal blocked; the
+// library is pinned already (the orphan reaper's thread exists before this
+// one). No condition variable: std::condition_variable::wait would raise the
+// libstdc++ floor (GLIBCXX_3.4.30, docs/platforms.md).
+void* monitor_main(void* arg) {
+  const auto packed = reinterpret_cast<uintptr_t>(arg);
+  const int fd = static_cast<int>(packed & 0xffffffffu);
+  const auto watched = static_cast<uint32_t>(static_cast<uint64_t>(packed) >> 32);
+  pollfd entry{fd, POLLIN, 0};
+  while (poll(&entry, 1, -1) < 0 && errno == EINTR) {
   }
+  close_fd(fd);
+  std::lock_guard<std::mutex> lock(watchdog_mutex);
+  if (watched == generation && write_fd >= 0) {
+    drop_locked();
+    if (!groups.empty() && launch_locked() < 0) drop_locked();
+  }
+  return nullptr;
 }
 
-void monitor_start() {
+// Starts the monitor of the watchdog whose pidfd is `pidfd` (the thread owns
+// it on success). Caller holds the mutex.
+bool monitor_start(int pidfd, uint32_t watched) {
+  static_assert(sizeof(uintptr_t) >= 8, "the fd and the generation share one pointer");
+  const uint64_t packed = (static_cast<uint64_t>(watched) << 32) | static_cast<uint32_t>(pidfd);
   sigset_t all;
   sigset_t previous;
   sigfillset(&all);
@@ -178,10 +169,11 @@ void monitor_start() {
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
   pthread_attr_setstacksize(&attr, 64 * 1024);
   pthread_t thread;
-  // Without the thread a dead watchdog is still replaced at the next registration.
-  pthread_create(&thread, &attr, monitor_main, nullptr);
+  const int err = pthread_create(&thread, &attr, monitor_main,
+                                 reinterpret_cast<void*>(static_cast<uintptr_t>(packed)));
   pthread_attr_destroy(&attr);
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  return err == 0;
 }
 
 // Sends one line; a watchdog that died (EPIPE: Node ignores SIGPIPE) is
