@@ -100,17 +100,8 @@ class ChildHandle : public Napi::ObjectWrap<ChildHandle> {
 
   void SetRef(bool on) {
     if (watch == nullptr) return;
-    auto apply = [on](uv_poll_t* poll) {
-      if (on) {
-        uv_ref(reinterpret_cast<uv_handle_t*>(poll));
-      } else {
-        uv_unref(reinterpret_cast<uv_handle_t*>(poll));
-      }
-    };
-    if (!watch->closing) apply(&watch->poll);
-    for (auto& r : watch->readers) {
-      if (r->active) apply(&r->poll);
-    }
+    watch->ref = on;
+    UpdateHold(watch);
   }
 
   Napi::Value Ref(const Napi::CallbackInfo& info) {
@@ -129,13 +120,7 @@ class ChildHandle : public Napi::ObjectWrap<ChildHandle> {
 
   Napi::Value HasRef(const Napi::CallbackInfo& info) {
     return Marshal(info, [&] {
-      bool has = false;
-      if (watch != nullptr) {
-        has = !watch->closing && uv_has_ref(reinterpret_cast<uv_handle_t*>(&watch->poll));
-        for (auto& r : watch->readers) {
-          if (r->active && uv_has_ref(reinterpret_cast<uv_handle_t*>(&r->poll))) has = true;
-        }
-      }
+      bool has = watch != nullptr && Holds(watch);
       return Napi::Boolean::New(info.Env(), has);
     });
   }
@@ -163,8 +148,8 @@ class ChildHandle : public Napi::ObjectWrap<ChildHandle> {
       Napi::Object out = Napi::Object::New(env);
       out.Set("bytes", Napi::Buffer<char>::Copy(env, r->bytes.data(), r->bytes.size()));
       out.Set("fd", Napi::Number::New(env, fd));
-      if (r->active) r->fd = -1;  // JavaScript owns it now
       StopReader(r, false);
+      r->fd = -1;  // JavaScript owns it now (or it had ended)
       r->taken = true;
       std::string().swap(r->bytes);
       MaybeDeliver(w);

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "core/signal_names.h"
+#include "system_error.h"
 #include "watch_state.h"
 
 namespace exactspawn {
@@ -107,8 +108,7 @@ bool ErrorToJs(napi_env env, const char* code_name, const std::string& message, 
 
 // Someone else reaped our pid (waitpid(-1), or SIGCHLD set to SIG_IGN elsewhere).
 bool ReapErrorToJs(napi_env env, int negative_errno, napi_value* out) {
-  const char* code_name = strerrorname_np(-negative_errno);
-  if (code_name == nullptr) code_name = "EIO";
+  const char* code_name = ErrnoName(negative_errno);
   return ErrorToJs(env, code_name, std::string("wait4 ") + code_name, negative_errno, "wait4", out);
 }
 

@@ -1,10 +1,8 @@
 // probe_binding.cc — marshalling only: converts a ProbeResult into
 // { argMax, stackSoft, stackHard, pageSize }, each field
 // { value: number | null, unlimited: boolean, error: string | null }.
-// `error` is the errno's symbolic name (uv_err_name style, e.g. "EINVAL").
+// `error` is the errno's symbolic name (e.g. "EINVAL").
 #include "probe_binding.h"
-
-#include <uv.h>
 
 #include "core/probe.h"
 #include "system_error.h"
@@ -19,9 +17,8 @@ Napi::Object ToJs(Napi::Env env, const ProbedValue& field) {
   out.Set("value", has_value ? Napi::Value(Napi::Number::New(env, static_cast<double>(field.value)))
                              : env.Null());
   out.Set("unlimited", Napi::Boolean::New(env, field.unlimited));
-  out.Set("error", field.error == 0
-                       ? env.Null()
-                       : Napi::Value(Napi::String::New(env, uv_err_name(-field.error))));
+  out.Set("error", field.error == 0 ? env.Null()
+                                    : Napi::Value(Napi::String::New(env, ErrnoName(-field.error))));
   return out;
 }
 

@@ -2,15 +2,18 @@
 #include "system_error.h"
 
 #include <string.h>
-#include <uv.h>
 
 namespace exactspawn {
 
+const char* ErrnoName(int negative_errno) {
+  // glibc names every errno it knows (ENOEXEC included, which libuv does not map).
+  const char* name = strerrorname_np(-negative_errno);
+  return name != nullptr ? name : "UNKNOWN";
+}
+
 Napi::Error SystemError(Napi::Env env, int negative_errno, const char* syscall,
                         const std::string* path) {
-  // glibc names every errno (ENOEXEC included, which libuv does not map).
-  const char* code = strerrorname_np(-negative_errno);
-  if (code == nullptr) code = uv_err_name(negative_errno);
+  const char* code = ErrnoName(negative_errno);
   std::string message = std::string(syscall) + " " + code;
   if (path != nullptr) message += " " + *path;
   Napi::Error error = Napi::Error::New(env, message);

@@ -17,6 +17,10 @@
 
 namespace exactspawn {
 
+// The errno's symbolic name ("EINVAL"), "UNKNOWN" for a number without one.
+// Never libuv's uv_err_name: the addon must load where no libuv is (Bun).
+const char* ErrnoName(int negative_errno);
+
 // `negative_errno` is -errno as returned by core/.
 Napi::Error SystemError(Napi::Env env, int negative_errno, const char* syscall,
                         const std::string* path = nullptr);

@@ -3,19 +3,22 @@
 // and the ChildHandle methods (child_handle.cc) share. Internal to the addon.
 //
 // Everything here runs on the thread of the environment that spawned the
-// child; nothing is locked.
+// child; nothing is locked. Only the environment's EventThread (which waits
+// for the fds on its own thread) is shared, and it locks itself.
 #pragma once
 
 #include <napi.h>
 #include <sys/types.h>
-#include <uv.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/child_exit.h"
+#include "core/event_thread.h"
 
 namespace exactspawn {
 
@@ -25,21 +28,20 @@ struct Watch;
 
 // One captured pipe: the parent's read end, polled and read by the addon.
 struct Reader {
-  uv_poll_t poll;
   Watch* watch = nullptr;
   int slot = 0;
   int fd = -1;          // owned while >= 0: closed at the end, or handed to JavaScript
-  bool active = false;  // the poll handle is initialised and not closed
+  uint64_t token = 0;   // its registration with the event thread while active
+  bool active = false;  // registered with the event thread: read when it reports
   bool taken = false;   // handed to JavaScript by takeOver()
   std::string bytes;    // at most the watch's limit
 };
 
 struct Watch {
-  uv_poll_t poll;  // the pidfd
   EnvState* state = nullptr;
   pid_t pid = 0;
-  int pidfd = -1;
-  bool closing = false;    // the pidfd poll has been closed
+  int pidfd = -1;          // open (and registered with the event thread) until the reap
+  uint64_t token = 0;      // the pidfd's registration
   bool reaped = false;     // exit (or reap_error) is known; the pid (and pgid) may be reused
   bool delivered = false;  // the JS side is detached (exit delivered, or never will be)
   bool guarded = false;    // its group is registered with the watchdog (released before the reap)
@@ -51,7 +53,8 @@ struct Watch {
   bool end_capture_at_exit = false;
   int reap_error = 0;
   ChildExit exit;
-  int open_handles = 0;  // uv handles whose close callback has not run yet
+  bool ref = true;       // JavaScript's ref()/unref()
+  bool holding = false;  // counted in EnvState::holds (keeps the host's loop alive)
   size_t limit = 0;
   std::vector<std::unique_ptr<Reader>> readers;
   ChildHandle* handle = nullptr;
@@ -63,16 +66,30 @@ struct Watch {
 };
 
 // Bytes read per read(2), and reads per readable event (so one chatty child
-// cannot hold the loop: the poll is level-triggered and fires again).
+// cannot hold the loop: the pipe is re-armed and reported again).
 constexpr size_t kReadChunk = 64 * 1024;
 constexpr int kReadsPerEvent = 16;
 
+// What a token registered with the event thread stands for: a captured
+// pipe when reader is set, else the watch's pidfd.
+struct Source {
+  Watch* watch;
+  Reader* reader;
+};
+
 struct EnvState {
   napi_env env = nullptr;
-  uv_loop_t* loop = nullptr;
   napi_ref handle_ctor = nullptr;  // deleted by FinalizeState (valgrind: 40 bytes per env)
-  napi_async_cleanup_hook_handle hook = nullptr;
+  // Carries the event thread's reports onto this environment's thread; ref'd
+  // only while `holds` > 0.
+  napi_threadsafe_function events_to_js = nullptr;
+  EventThread events;  // started on the first watch
+  std::unordered_map<uint64_t, Source> sources;
+  uint64_t next_token = 1;
+  size_t holds = 0;  // watches whose child (or capture) should keep the host alive
+  std::vector<uint64_t> spare_batch;
   bool tearing_down = false;
+  bool hook_done = false;
   bool env_gone = false;
   Watch* head = nullptr;
   size_t live = 0;
@@ -81,13 +98,32 @@ struct EnvState {
 
 // child_watch.cc
 void MaybeFree(Watch* w);
-void ClosePidfdPoll(Watch* w);
 // Detaches the JS side: the handle stops signalling, the references go.
 void Detach(Watch* w);
+// The pidfd turned readable (or a retry is due).
+void OnPidfdReady(Watch* w);
+
+// watch_events.cc
+// Makes the thread-safe function; 0 or a Node-API status.
+napi_status InitWatchEvents(napi_env env, EnvState* s);
+// Starts the event thread unless it runs; 0 or -errno with *failed_call set.
+int StartWatchEvents(EnvState* s, const char** failed_call);
+// Registers fd; 0 or -errno (epoll_ctl).
+int WatchFd(Watch* w, Reader* r, int fd, uint64_t* token);
+// Asks for one more report of a registered fd.
+void RearmFd(EnvState* s, int fd, uint64_t token);
+// Unregisters fd (before it is closed or handed on).
+void UnwatchFd(EnvState* s, int fd, uint64_t* token);
+// Recomputes whether the watch keeps the host's loop alive.
+void UpdateHold(Watch* w);
+// Whether the watch keeps the host's loop alive (hasRef()).
+bool Holds(const Watch* w);
 
 // pipe_capture.cc
-// Starts polling one captured read end; 0 or a libuv error (the reader is then inactive).
+// Starts reading one captured read end; 0 or -errno (the reader is then inactive).
 int StartReader(Watch* w, Reader* r);
+// The read end turned readable.
+void OnPipeReady(Reader* r);
 // Stops reading; closes the fd too when asked (else the caller now owns it).
 void StopReader(Reader* r, bool close_fd_too);
 // Stops every reader still active, closing its fd: its output ends here.
