@@ -34,7 +34,15 @@ export function logger(): Logger {
   return current;
 }
 
+let hostSet = false;
+
 /** Replaces the process-wide logger (a host's own pino instance), or restores the default. */
 export function setLogger(next: Logger | undefined): void {
   current = next;
+  hostSet = next !== undefined;
+}
+
+/** Whether a host has set its own logger. */
+export function hostLoggerSet(): boolean {
+  return hostSet;
 }
