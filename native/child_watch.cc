@@ -14,6 +14,7 @@
 
 #include "core/child_exit.h"
 #include "core/orphan_reaper.h"
+#include "core/reap.h"
 #include "core/watchdog.h"
 #include "system_error.h"
 #include "watch_state.h"
@@ -128,8 +129,8 @@ void OnPidfdReady(Watch* w) {
   if (w->reaped || w->pidfd < 0) return;
   EnvState* s = w->state;
   if (w->guarded) {
-    if (!child_has_exited(w->pid)) {
-      RearmFd(s, w->pidfd, w->token);
+    if (!child_has_exited(w->pid)) {  // not waitable yet (traced): ask again later
+      RetryFd(s, w->pidfd, w->token, not_waitable_yet(&w->backoff));
       return;
     }
     watchdog_release(w->pid);  // before the reap: afterwards the group id may be reused
@@ -139,9 +140,10 @@ void OnPidfdReady(Watch* w) {
   // group id, so this is the last moment the rest of the group can be
   // signalled by number without reaching a stranger.
   if (w->group_exit_signal != 0) signal_group(w->pid, w->group_exit_signal);
-  int r = reap_child(w->pid, &w->exit);
-  if (r == 0) {  // not a zombie yet
-    RearmFd(s, w->pidfd, w->token);
+  int retry_ms = 0;
+  int r = reap_ready_child(w->pid, &w->exit, &w->backoff, &retry_ms);
+  if (r == 0) {  // not waitable yet (traced): ask again after the back-off, never at once
+    RetryFd(s, w->pidfd, w->token, retry_ms);
     return;
   }
   w->reaped = true;

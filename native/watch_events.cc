@@ -94,6 +94,11 @@ void RearmFd(EnvState* s, int fd, uint64_t token) {
   if (s->events.rearm(fd, token) < 0) s->events.retry_after(token, 10);
 }
 
+void RetryFd(EnvState* s, int fd, uint64_t token, int delay_ms) {
+  // Without memory for the timer, the fd itself reports again (at once).
+  if (s->events.retry_after(token, delay_ms) < 0) RearmFd(s, fd, token);
+}
+
 void UnwatchFd(EnvState* s, int fd, uint64_t* token) {
   if (*token == 0) return;
   s->events.remove(fd);

@@ -19,6 +19,7 @@
 
 #include "core/child_exit.h"
 #include "core/event_thread.h"
+#include "core/reap.h"
 
 namespace exactspawn {
 
@@ -53,6 +54,7 @@ struct Watch {
   bool end_capture_at_exit = false;
   int reap_error = 0;
   ChildExit exit;
+  ReapBackoff backoff;   // while the pidfd reports but the child is not waitable (traced)
   bool ref = true;       // JavaScript's ref()/unref()
   bool holding = false;  // counted in EnvState::holds (keeps the host's loop alive)
   size_t limit = 0;
@@ -112,6 +114,8 @@ int StartWatchEvents(EnvState* s, const char** failed_call);
 int WatchFd(Watch* w, Reader* r, int fd, uint64_t* token);
 // Asks for one more report of a registered fd.
 void RearmFd(EnvState* s, int fd, uint64_t token);
+// Asks for one more report of a registered fd after delay_ms.
+void RetryFd(EnvState* s, int fd, uint64_t token, int delay_ms);
 // Unregisters fd (before it is closed or handed on).
 void UnwatchFd(EnvState* s, int fd, uint64_t* token);
 // Recomputes whether the watch keeps the host's loop alive.

@@ -191,6 +191,8 @@ export interface NativeBinding {
   kernelSupport?(): { pidfdOpen: boolean; closeRange: boolean };
   /** memfd_create + write + seal → a close-on-exec fd at offset 0 (syscall "memfd_create" on failure). */
   sealedMemfd?(name: string, bytes: Buffer): number;
+  /** For tests: reapRetries counts reap attempts that found a child not waitable yet (a tracer holds it). */
+  debugCounters?(): { reapRetries: number };
 }
 
 export interface NativeStatus {

@@ -86,16 +86,17 @@ int EventThread::rearm(int fd, uint64_t token) {
 
 void EventThread::remove(int fd) { epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr); }
 
-void EventThread::retry_after(uint64_t token, int delay_ms) {
+int EventThread::retry_after(uint64_t token, int delay_ms) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     try {
       timers_.push_back(Timer{now_ms() + delay_ms, token});
     } catch (const std::bad_alloc&) {
-      return;  // the owner's own back-off asks again (see core/reap.h)
+      return -ENOMEM;
     }
   }
   wake();
+  return 0;
 }
 
 void EventThread::take(std::vector<uint64_t>* out) {

@@ -49,8 +49,9 @@ class EventThread {
   // Stops reporting fd. Call before closing it (a closed fd leaves epoll
   // only once every duplicate of it is closed).
   void remove(int fd);
-  // Reports `token` after `delay_ms` milliseconds (0: at once).
-  void retry_after(uint64_t token, int delay_ms);
+  // Reports `token` after `delay_ms` milliseconds (0: at once); -ENOMEM
+  // when the timer could not be recorded.
+  int retry_after(uint64_t token, int delay_ms);
 
   // Moves every ready token into *out (appended, in arrival order).
   void take(std::vector<uint64_t>* out);
