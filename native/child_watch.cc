@@ -119,6 +119,7 @@ void MaybeFree(Watch* w) {
     if (r->active) return;
   }
   EnvState* s = w->state;
+  if (w->start_status_fd >= 0) close(w->start_status_fd);
   Unlink(w);
   delete w;
   s->live--;
@@ -148,6 +149,9 @@ void OnPidfdReady(Watch* w) {
   }
   w->reaped = true;
   StopWatchingPidfd(w, false);
+  if (r > 0 && w->start_status_fd >= 0) {
+    w->start_error = read_start_status(w->start_status_fd, &w->start_failure);
+  }
   // Nobody will report this child's exit, or JavaScript asked not to wait for
   // whoever still holds the pipes: the output ends here.
   if (r < 0) w->reap_error = r;
@@ -195,7 +199,7 @@ void InitChildWatch(Napi::Env env, Napi::Object exports) {
 
 Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
                         const CaptureRequest& capture, std::vector<int>* parent_ends,
-                        bool guard_group) {
+                        bool guard_group, StartReport* start) {
   EnvState* s = env.GetInstanceData<EnvState>();
   if (guard_group) {
     int guard_error = watchdog_guard(pid);
@@ -256,6 +260,12 @@ Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
 
   // Nothing below throws: the watch owns the captured read ends from here on.
   w->delivered = false;
+  if (start != nullptr && start->fd >= 0) {
+    w->start_status_fd = start->fd;
+    start->fd = -1;
+    w->start_file.swap(start->file);
+    w->start_cwd.swap(start->cwd);
+  }
   for (int slot : capture.slots) (*parent_ends)[static_cast<size_t>(slot)] = -1;
   AttachHandle(object, w);
   napi_create_reference(env, on_exit, 1, &w->on_exit);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/child_exit.h"
+#include "core/child_path.h"
 #include "core/event_thread.h"
 #include "core/reap.h"
 
@@ -54,6 +55,13 @@ struct Watch {
   bool end_capture_at_exit = false;
   int reap_error = 0;
   ChildExit exit;
+  // A copy-on-write child's start-status pipe (owned), read at the reap; a
+  // failed start is delivered as start_error with the step and its path.
+  int start_status_fd = -1;
+  int start_error = 0;
+  ChildPathFailure start_failure;
+  std::string start_file;
+  std::string start_cwd;
   ReapBackoff backoff;   // while the pidfd reports but the child is not waitable (traced)
   bool ref = true;       // JavaScript's ref()/unref()
   bool holding = false;  // counted in EnvState::holds (keeps the host's loop alive)
