@@ -37,7 +37,9 @@ class ChildHandle : public Napi::ObjectWrap<ChildHandle> {
 
  private:
   // The watch while its child is unreaped, else null.
-  Watch* Unreaped() const { return watch == nullptr || watch->reaped ? nullptr : watch; }
+  Watch* Unreaped() const {
+    return watch == nullptr || watch->life != Life::kWatching ? nullptr : watch;
+  }
 
   static int SignalArg(const Napi::CallbackInfo& info, const char* what) {
     if (info.Length() < 1 || !info[0].IsNumber()) {
@@ -89,7 +91,7 @@ class ChildHandle : public Napi::ObjectWrap<ChildHandle> {
       Watch* w = watch;
       if (w != nullptr) {
         w->end_capture_at_exit = true;
-        if (w->reaped) {
+        if (w->life == Life::kReaped) {
           EndCapture(w);
           MaybeDeliver(w);
         }

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <memory>
 #include <new>
@@ -56,9 +57,9 @@ void OnTeardown(void* arg) {
   Watch* next;
   for (Watch* w = s->head; w != nullptr; w = next) {
     next = w->next;
-    if (!w->delivered) {
+    if (!Finished(w)) {
       EndCapture(w);
-      if (!w->reaped && w->pidfd >= 0) {
+      if (w->life == Life::kWatching && w->pidfd >= 0) {
         // A child that must not outlive its host ends with the environment that started it.
         if (w->guarded) watchdog_fire(w->pid);
         w->guarded = false;
@@ -67,7 +68,7 @@ void OnTeardown(void* arg) {
             reap_child(w->pid, &exit) == 0 && hand_to_orphan_reaper(w->pid, w->pidfd) == 0;
         StopWatchingPidfd(w, handed);  // the reaper owns the pidfd when handed
       }
-      Detach(w);
+      Detach(w, Life::kTornDown);
     }
     StopWatchingPidfd(w, false);
     MaybeFree(w);
@@ -105,16 +106,46 @@ void FinalizeState(Napi::Env env, EnvState* state) {
     StopReader(r.get(), false);
     r->fd = -1;
   }
-  Detach(w);
+  Detach(w, Life::kAbandoned);
   MaybeFree(w);
   AbandonChild(env, pid, pidfd, err, syscall);
 }
 
 }  // namespace
 
+namespace {
+
+std::atomic<uint64_t> invalid_moves{0};
+
+bool Allowed(Life from, Life to) {
+  switch (from) {
+    case Life::kStarting:
+      return to == Life::kWatching || to == Life::kAbandoned;
+    case Life::kWatching:
+      return to == Life::kReaped || to == Life::kTornDown;
+    case Life::kReaped:
+      return to == Life::kDelivered || to == Life::kTornDown;
+    default:
+      return false;  // final
+  }
+}
+
+}  // namespace
+
+bool MoveTo(Watch* w, Life to) {
+  if (!Allowed(w->life, to)) {
+    invalid_moves.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  w->life = to;
+  return true;
+}
+
+uint64_t InvalidWatchMoves() { return invalid_moves.load(std::memory_order_relaxed); }
+
 // Frees the watch once JavaScript is detached and nothing is registered.
 void MaybeFree(Watch* w) {
-  if (!w->delivered || w->pidfd >= 0) return;
+  if (!Finished(w) || w->pidfd >= 0) return;
   for (auto& r : w->readers) {
     if (r->active) return;
   }
@@ -127,7 +158,7 @@ void MaybeFree(Watch* w) {
 }
 
 void OnPidfdReady(Watch* w) {
-  if (w->reaped || w->pidfd < 0) return;
+  if (w->life != Life::kWatching || w->pidfd < 0) return;
   EnvState* s = w->state;
   if (w->guarded) {
     if (!child_has_exited(w->pid)) {  // not waitable yet (traced): ask again later
@@ -147,7 +178,7 @@ void OnPidfdReady(Watch* w) {
     RetryFd(s, w->pidfd, w->token, retry_ms);
     return;
   }
-  w->reaped = true;
+  if (!MoveTo(w, Life::kReaped)) return;
   StopWatchingPidfd(w, false);
   if (r > 0 && w->start_status_fd >= 0) {
     w->start_error = read_start_status(w->start_status_fd, &w->start_failure);
@@ -162,8 +193,8 @@ void OnPidfdReady(Watch* w) {
 
 // Must run while the env is alive. Raw calls: a failure here (a terminating
 // env) must not become a fatal error.
-void Detach(Watch* w) {
-  w->delivered = true;
+void Detach(Watch* w, Life to) {
+  MoveTo(w, to);
   UpdateHold(w);
   if (w->handle != nullptr) {
     DetachHandle(w->handle);
@@ -232,7 +263,6 @@ Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
   w->pid = pid;
   w->limit = capture.limit;
   w->guarded = guard_group;
-  w->delivered = true;  // until the JS side is attached below: a failure frees without JS
   err = WatchFd(w, nullptr, pidfd, &w->token);
   if (err != 0) {
     delete w;
@@ -259,7 +289,7 @@ Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
   }
 
   // Nothing below throws: the watch owns the captured read ends from here on.
-  w->delivered = false;
+  MoveTo(w, Life::kWatching);
   if (start != nullptr && start->fd >= 0) {
     w->start_status_fd = start->fd;
     start->fd = -1;

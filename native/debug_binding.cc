@@ -3,6 +3,7 @@
 
 #include "core/reap.h"
 #include "system_error.h"
+#include "watch_state.h"
 
 namespace exactspawn {
 
@@ -10,6 +11,8 @@ Napi::Value DebugCounters(const Napi::CallbackInfo& info) {
   return Marshal(info, [&] {
     Napi::Object out = Napi::Object::New(info.Env());
     out.Set("reapRetries", Napi::Number::New(info.Env(), static_cast<double>(reap_retries())));
+    out.Set("invalidWatchMoves",
+            Napi::Number::New(info.Env(), static_cast<double>(InvalidWatchMoves())));
     return out;
   });
 }

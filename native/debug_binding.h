@@ -1,4 +1,5 @@
-// debug_binding.h — debugCounters(): { reapRetries } (core/reap.h), for tests.
+// debug_binding.h — debugCounters(): { reapRetries } (core/reap.h) and
+// { invalidWatchMoves } (watch_state.h), for tests.
 #pragma once
 
 #include <napi.h>

@@ -159,14 +159,14 @@ void CallJs(napi_env env, napi_value receiver, napi_value fn, napi_value arg) {
 }  // namespace
 
 void MaybeDeliver(Watch* w) {
-  if (w->delivered || !w->reaped || w->state->tearing_down) return;
+  if (w->life != Life::kReaped || w->state->tearing_down) return;
   for (auto& r : w->readers) {
     if (r->active) return;
   }
   napi_env env = w->state->env;
   napi_handle_scope scope;
   if (napi_open_handle_scope(env, &scope) != napi_ok) {
-    Detach(w);
+    Detach(w, Life::kDelivered);
     MaybeFree(w);
     return;
   }
@@ -181,14 +181,14 @@ void MaybeDeliver(Watch* w) {
             : w->start_error < 0 ? StartErrorToJs(env, w, &result)
                                  : ExitToJs(env, w, &result) || ConversionErrorToJs(env, &result);
   }
-  Detach(w);
+  Detach(w, Life::kDelivered);
   if (ready) CallJs(env, receiver, callback, result);
   napi_close_handle_scope(env, scope);
   MaybeFree(w);
 }
 
 void NotifyOverflow(Watch* w, int slot) {
-  if (w->delivered || w->on_overflow == nullptr || w->state->tearing_down) return;
+  if (Finished(w) || w->on_overflow == nullptr || w->state->tearing_down) return;
   napi_env env = w->state->env;
   napi_handle_scope scope;
   if (napi_open_handle_scope(env, &scope) != napi_ok) return;

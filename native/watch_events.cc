@@ -112,7 +112,8 @@ void UpdateHold(Watch* w) {
   EnvState* s = w->state;
   bool capturing = false;
   for (auto& r : w->readers) capturing = capturing || r->active;
-  bool want = w->ref && !w->delivered && !s->tearing_down && (!w->reaped || capturing);
+  bool want = w->ref && !s->tearing_down &&
+              (w->life == Life::kWatching || (w->life == Life::kReaped && capturing));
   if (want == w->holding) return;
   w->holding = want;
   if (want) {

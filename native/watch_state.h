@@ -39,14 +39,25 @@ struct Reader {
   std::string bytes;    // at most the watch's limit
 };
 
+// A watch's lifetime, one state at a time; every move goes through MoveTo,
+// which checks it against this table:
+//   kStarting → kWatching   the JS side is attached (WatchChild returns)
+//   kStarting → kAbandoned  the spawn failed half-way (no JS side ever)
+//   kWatching → kReaped     wait4 answered (an exit, or an error)
+//   kWatching → kTornDown   the environment ended while the child ran
+//   kReaped   → kDelivered  the exit reached JavaScript
+//   kReaped   → kTornDown   the environment ended while the capture ran
+// kAbandoned, kDelivered and kTornDown are final: the JS side is detached
+// and the watch is freed once nothing of it is registered.
+enum class Life : uint8_t { kStarting, kWatching, kReaped, kDelivered, kAbandoned, kTornDown };
+
 struct Watch {
+  Life life = Life::kStarting;
   EnvState* state = nullptr;
   pid_t pid = 0;
-  int pidfd = -1;          // open (and registered with the event thread) until the reap
-  uint64_t token = 0;      // the pidfd's registration
-  bool reaped = false;     // exit (or reap_error) is known; the pid (and pgid) may be reused
-  bool delivered = false;  // the JS side is detached (exit delivered, or never will be)
-  bool guarded = false;    // its group is registered with the watchdog (released before the reap)
+  int pidfd = -1;        // open (and registered with the event thread) until the reap
+  uint64_t token = 0;    // the pidfd's registration
+  bool guarded = false;  // its group is registered with the watchdog (released before the reap)
   // Sent to the child's group when its leader is a zombie, just before the
   // reap (the zombie pins the group id, so no other process can hold it).
   int group_exit_signal = 0;
@@ -107,9 +118,23 @@ struct EnvState {
 };
 
 // child_watch.cc
+// Moves w to `to` when the table above allows it. An impossible move is
+// refused (w stays as it is), counted (InvalidWatchMoves, exported through
+// debugCounters()) and returns false: a fault never aborts the host.
+bool MoveTo(Watch* w, Life to);
+uint64_t InvalidWatchMoves();
+// The child's pid (and group id) may belong to someone else from here on.
+inline bool PastReap(const Watch* w) {
+  return w->life != Life::kStarting && w->life != Life::kWatching;
+}
+// The JS side is detached for good.
+inline bool Finished(const Watch* w) {
+  return w->life == Life::kDelivered || w->life == Life::kAbandoned || w->life == Life::kTornDown;
+}
 void MaybeFree(Watch* w);
-// Detaches the JS side: the handle stops signalling, the references go.
-void Detach(Watch* w);
+// Moves w to a final state and detaches the JS side: the handle stops
+// signalling, the references go.
+void Detach(Watch* w, Life to);
 // The pidfd turned readable (or a retry is due).
 void OnPidfdReady(Watch* w);
 

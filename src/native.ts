@@ -192,8 +192,12 @@ export interface NativeBinding {
   kernelSupport?(): { pidfdOpen: string | null; closeRange: string | null };
   /** memfd_create + write + seal → a close-on-exec fd at offset 0 (syscall "memfd_create" on failure). */
   sealedMemfd?(name: string, bytes: Buffer): number;
-  /** For tests: reapRetries counts reap attempts that found a child not waitable yet (a tracer holds it). */
-  debugCounters?(): { reapRetries: number };
+  /**
+   * For tests: reapRetries counts reap attempts that found a child not waitable yet (a tracer
+   * holds it); invalidWatchMoves counts refused moves of a watch's lifetime (always 0 unless
+   * the addon has a bug; refused, never fatal).
+   */
+  debugCounters?(): { reapRetries: number; invalidWatchMoves: number };
 }
 
 export interface NativeStatus {

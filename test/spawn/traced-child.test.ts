@@ -39,6 +39,8 @@ async function expectBackedOff(body: () => Promise<number | null> | number | nul
   expect(exitCode).toBe(7);
   expect(attempts).toBeGreaterThanOrEqual(1); // the held exit did happen
   expect(attempts).toBeLessThanOrEqual(8 + Math.ceil(elapsed / 100));
+  // Retried, reaped, torn down: every watch moved through its lifetime by the table.
+  expect(nativeBinding()!.debugCounters!().invalidWatchMoves).toBe(0);
 }
 
 describe.runIf(nativeStatus().loaded)(
