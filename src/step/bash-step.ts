@@ -20,7 +20,11 @@ import { inheritedNames, type LayeredEnv, type LayerSkip, untrustedNames } from 
 import type { StepWithRetiredFields } from "../env/retired-fields.js";
 import { planSpill, type SpillPlan } from "../env/spill-plan.js";
 import { type StepValueSkip, type StepValues, stepValueEnv } from "../env/step-values.js";
-import { assertUntrustedKeyCount, DEFAULT_MAX_UNTRUSTED_KEYS } from "../env/untrusted-keys.js";
+import {
+  assertRecordOrMap,
+  assertUntrustedKeyCount,
+  DEFAULT_MAX_UNTRUSTED_KEYS,
+} from "../env/untrusted-keys.js";
 import { pairBytes } from "../env-input.js";
 import { compareNames, InvalidEnvError, type SizedName } from "../errors.js";
 import { assertKnownOptions, knownKeys } from "../known-options.js";
@@ -40,6 +44,7 @@ import {
   writeSpillValues,
 } from "./spill-files.js";
 import { firstSpillSlot, stdioSlots } from "./temp-layout.js";
+import { handleUntrustedSkips, type UntrustedSkips } from "./untrusted-skips.js";
 
 /**
  * Options bash gets before the script. `--norc`: bash sources ~/.bashrc even
@@ -70,6 +75,8 @@ export interface BashStepHost {
   readonly cleanup?: boolean | undefined;
   /** The runtime's bound on untrusted variables (undefined: DEFAULT_MAX_UNTRUSTED_KEYS). */
   readonly maxUntrustedKeys?: number | undefined;
+  /** What a skipped untrusted entry does (undefined: "report"). */
+  readonly untrustedSkips?: UntrustedSkips | undefined;
 }
 
 /** The step name retired-field notices use when a step has none. */
@@ -202,14 +209,8 @@ function validateOptions(options: unknown): asserts options is BashStepOptions {
   }
   assertKnownOptions(options, BASH_STEP_OPTION_KEYS, "bash");
   const o = options as Record<string, unknown>;
-  const { values } = o;
-  if (
-    values !== undefined &&
-    !(values instanceof Map) &&
-    (values === null || typeof values !== "object" || Array.isArray(values))
-  ) {
-    throw new TypeError("bash: options.values must be a record or a Map");
-  }
+  assertRecordOrMap(o["values"], "bash: options.values");
+  assertRecordOrMap(o["context"], "bash: options.context");
   for (const key of ["cwd", "tmpdir", "step"]) {
     const value = o[key];
     if (value !== undefined && (typeof value !== "string" || value.length === 0)) {
@@ -550,6 +551,9 @@ export async function runBashStep(
         `${plan.spill.argv.argc} strings) differs from the real one (${measured.bytes} bytes, ${measured.argc} strings)`,
     );
   }
+  // Untrusted input that will not arrive is reported or refused before anything starts.
+  const skipped = planSkips(plan);
+  handleUntrustedSkips(skipped, host.untrustedSkips, host.logger, "bash");
   const descriptorOptions = {
     tmpdir: plan.tmpdir,
     binding: nativeBinding(),
@@ -600,10 +604,17 @@ export async function runBashStep(
       ...plan.spill.dropped,
       ...plan.bounded.dropped.map((d) => ({ ...d, reason: "trimmed" })),
     ],
-    skipped: [
-      ...plan.layered.skipped.map((s) => ({ name: skippedName(s), reason: s.reason })),
-      ...plan.bounded.skipped.map((s) => ({ name: s.name, reason: "aggregate_env_budget" })),
-      ...plan.stepSkipped.map((s) => ({ name: s.name, reason: s.reason })),
-    ],
+    skipped,
   };
+}
+
+/** Every untrusted entry the plan leaves out, by name and reason: the result's `skipped`. */
+export function planSkips(
+  plan: BashStepPlan,
+): { readonly name: string; readonly reason: string }[] {
+  return [
+    ...plan.layered.skipped.map((s) => ({ name: skippedName(s), reason: s.reason })),
+    ...plan.bounded.skipped.map((s) => ({ name: s.name, reason: "aggregate_env_budget" })),
+    ...plan.stepSkipped.map((s) => ({ name: s.name, reason: s.reason })),
+  ];
 }
