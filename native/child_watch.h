@@ -11,7 +11,7 @@
 // here uses libuv, so the addon runs under Node, Bun and Deno alike. On the
 // first report exactly that pid is reaped with wait4(2), the pidfd is
 // unregistered and closed, and the JS callback receives
-// { exitCode, signal, userCpuMicros, systemCpuMicros }. A cleanup hook
+// { exitCode, signal, userCpuMicros, systemCpuMicros, maxRssKiB }. A cleanup hook
 // (napi_add_env_cleanup_hook) stops the thread and every live watch when
 // the environment is torn down (worker exit, process exit); children still
 // running are handed to the orphan reaper, never killed.

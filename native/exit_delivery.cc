@@ -84,6 +84,13 @@ bool ExitToJs(napi_env env, Watch* w, napi_value* out) {
       !SetNumber(env, object, "systemCpuMicros", static_cast<double>(exit.system_cpu_micros))) {
     return false;
   }
+  napi_value max_rss;
+  if ((exit.max_rss_kib < 0
+           ? napi_get_null(env, &max_rss)
+           : napi_create_double(env, static_cast<double>(exit.max_rss_kib), &max_rss)) != napi_ok ||
+      napi_set_named_property(env, object, "maxRssKiB", max_rss) != napi_ok) {
+    return false;
+  }
   if (!w->readers.empty() && !OutputToJs(env, w, object)) return false;
   *out = object;
   return true;

@@ -35,6 +35,8 @@ export interface RawChildExit {
   signal: string | null;
   userCpuMicros: number;
   systemCpuMicros: number;
+  /** Peak RSS in KiB, or null when it did not exceed the host's own peak (see docs/spawn.md). */
+  maxRssKiB: number | null;
   /** With `capture`: output[slot] is what the addon read from that pipe (null for other slots and taken-over ones). */
   output?: ReadonlyArray<Buffer | null>;
 }

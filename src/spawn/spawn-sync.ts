@@ -128,6 +128,7 @@ export function spawnSync(
       stdout,
       stderr,
       durationMs,
+      resourceUsage: exit.resourceUsage,
       timeoutMs: o.timeout,
     });
   }

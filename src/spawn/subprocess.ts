@@ -473,6 +473,7 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
       stdout: output?.stdout ?? null,
       stderr: output?.stderr ?? null,
       durationMs: output?.durationMs ?? performance.now() - this.#start,
+      resourceUsage: exit?.resourceUsage ?? null,
       timeoutMs: this.#policy.timeout,
       cause: this.#killCause,
     });
