@@ -29,6 +29,7 @@ const NOT_ENGINE_DEPENDENT = [
   "test/limits-kernel.test.ts",
   "test/native.test.ts",
   "test/native/**",
+  "test/runtimes.test.ts",
   "test/cli/bench-command.test.ts",
   "test/cli/env-file.test.ts",
   "test/cli/explain-command.test.ts",

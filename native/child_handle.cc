@@ -37,7 +37,9 @@ class ChildHandle : public Napi::ObjectWrap<ChildHandle> {
 
  private:
   // The watch while its child is unreaped, else null.
-  Watch* Unreaped() const { return watch == nullptr || watch->reaped ? nullptr : watch; }
+  Watch* Unreaped() const {
+    return watch == nullptr || watch->life != Life::kWatching ? nullptr : watch;
+  }
 
   static int SignalArg(const Napi::CallbackInfo& info, const char* what) {
     if (info.Length() < 1 || !info[0].IsNumber()) {
@@ -89,7 +91,7 @@ class ChildHandle : public Napi::ObjectWrap<ChildHandle> {
       Watch* w = watch;
       if (w != nullptr) {
         w->end_capture_at_exit = true;
-        if (w->reaped) {
+        if (w->life == Life::kReaped) {
           EndCapture(w);
           MaybeDeliver(w);
         }
@@ -100,17 +102,8 @@ class ChildHandle : public Napi::ObjectWrap<ChildHandle> {
 
   void SetRef(bool on) {
     if (watch == nullptr) return;
-    auto apply = [on](uv_poll_t* poll) {
-      if (on) {
-        uv_ref(reinterpret_cast<uv_handle_t*>(poll));
-      } else {
-        uv_unref(reinterpret_cast<uv_handle_t*>(poll));
-      }
-    };
-    if (!watch->closing) apply(&watch->poll);
-    for (auto& r : watch->readers) {
-      if (r->active) apply(&r->poll);
-    }
+    watch->ref = on;
+    UpdateHold(watch);
   }
 
   Napi::Value Ref(const Napi::CallbackInfo& info) {
@@ -129,13 +122,7 @@ class ChildHandle : public Napi::ObjectWrap<ChildHandle> {
 
   Napi::Value HasRef(const Napi::CallbackInfo& info) {
     return Marshal(info, [&] {
-      bool has = false;
-      if (watch != nullptr) {
-        has = !watch->closing && uv_has_ref(reinterpret_cast<uv_handle_t*>(&watch->poll));
-        for (auto& r : watch->readers) {
-          if (r->active && uv_has_ref(reinterpret_cast<uv_handle_t*>(&r->poll))) has = true;
-        }
-      }
+      bool has = watch != nullptr && Holds(watch);
       return Napi::Boolean::New(info.Env(), has);
     });
   }
@@ -163,8 +150,8 @@ class ChildHandle : public Napi::ObjectWrap<ChildHandle> {
       Napi::Object out = Napi::Object::New(env);
       out.Set("bytes", Napi::Buffer<char>::Copy(env, r->bytes.data(), r->bytes.size()));
       out.Set("fd", Napi::Number::New(env, fd));
-      if (r->active) r->fd = -1;  // JavaScript owns it now
       StopReader(r, false);
+      r->fd = -1;  // JavaScript owns it now (or it had ended)
       r->taken = true;
       std::string().swap(r->bytes);
       MaybeDeliver(w);

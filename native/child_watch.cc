@@ -1,20 +1,21 @@
 // child_watch.cc — the exit watch (see child_watch.h): one pidfd per child,
-// polled on the environment's loop; reaped on its first readable event; the
-// per-environment state and its teardown. Pipe capture lives in
-// pipe_capture.cc, the JS conversion in exit_delivery.cc, the JS handle in
-// child_handle.cc.
+// registered with the environment's event thread (watch_events.cc); reaped
+// on its first report; the per-environment state and its teardown. Pipe
+// capture lives in pipe_capture.cc, the JS conversion in exit_delivery.cc,
+// the JS handle in child_handle.cc.
 #include "child_watch.h"
 
 #include <signal.h>
 #include <unistd.h>
-#include <uv.h>
 
+#include <atomic>
 #include <cerrno>
 #include <memory>
 #include <new>
 
 #include "core/child_exit.h"
 #include "core/orphan_reaper.h"
+#include "core/reap.h"
 #include "core/watchdog.h"
 #include "system_error.h"
 #include "watch_state.h"
@@ -24,7 +25,7 @@ namespace exactspawn {
 namespace {
 
 void MaybeDelete(EnvState* state) {
-  if (state->env_gone && state->live == 0 && state->hook == nullptr) delete state;
+  if (state->env_gone && state->hook_done && state->live == 0) delete state;
 }
 
 void Unlink(Watch* w) {
@@ -34,70 +35,46 @@ void Unlink(Watch* w) {
   if (s->head == w) s->head = w->next;
 }
 
-void OnPidfdClose(uv_handle_t* handle) {
-  Watch* w = static_cast<Watch*>(handle->data);
-  if (w->pidfd >= 0) close(w->pidfd);
+// The pidfd leaves the event thread; it is closed unless `keep_fd` (the
+// caller then owns it).
+void StopWatchingPidfd(Watch* w, bool keep_fd) {
+  if (w->pidfd < 0) return;
+  UnwatchFd(w->state, w->pidfd, &w->token);
+  if (!keep_fd) close(w->pidfd);
   w->pidfd = -1;
-  w->open_handles--;
-  MaybeFree(w);
 }
 
-void OnPidfdReadable(uv_poll_t* poll, int /*status*/, int /*events*/) {
-  Watch* w = static_cast<Watch*>(poll->data);
-  if (w->closing || w->reaped) return;
-  if (w->guarded) {
-    if (!child_has_exited(w->pid)) return;
-    watchdog_release(w->pid);  // before the reap: afterwards the group id may be reused
-    w->guarded = false;
-  }
-  // The leader has exited and is not reaped yet: its zombie still pins the
-  // group id, so this is the last moment the rest of the group can be
-  // signalled by number without reaching a stranger.
-  if (w->group_exit_signal != 0) signal_group(w->pid, w->group_exit_signal);
-  int r = reap_child(w->pid, &w->exit);
-  if (r == 0) return;  // not a zombie yet; the pidfd will be readable again
-  uv_poll_stop(poll);
-  w->reaped = true;
-  if (r > 0 && w->start_status_fd >= 0) {
-    w->start_error = read_start_status(w->start_status_fd, &w->start_failure);
-  }
-  // Nobody will report this child's exit, or JavaScript asked not to wait for
-  // whoever still holds the pipes: the output ends here.
-  if (r < 0) w->reap_error = r;
-  if (r < 0 || w->end_capture_at_exit) EndCapture(w);
-  ClosePidfdPoll(w);
-  MaybeDeliver(w);
-}
-
-// Environment teardown (worker exit, process exit): stop every watch without
-// calling into JavaScript; a child that is still running keeps running and
-// is handed to the orphan reaper so it never stays a zombie.
-void OnTeardown(napi_async_cleanup_hook_handle handle, void* arg) {
+// Environment teardown (worker exit, process exit): stop the event thread,
+// then every watch, without calling into JavaScript; a child that is still
+// running keeps running and is handed to the orphan reaper so it never stays
+// a zombie. A plain cleanup hook suffices: nothing is left pending after it
+// (no handle waits for a close callback), and Deno frees an async cleanup
+// hook's handle twice.
+void OnTeardown(void* arg) {
   EnvState* s = static_cast<EnvState*>(arg);
-  s->hook = handle;
   s->tearing_down = true;
-  // MaybeFree cannot run here (every close callback is still pending), so
-  // the list stays intact while it is walked.
-  for (Watch* w = s->head; w != nullptr; w = w->next) {
-    if (w->delivered) continue;
-    EndCapture(w);
-    if (!w->reaped && !w->closing) {
-      uv_poll_stop(&w->poll);
-      // A child that must not outlive its host ends with the environment that started it.
-      if (w->guarded) watchdog_fire(w->pid);
-      w->guarded = false;
-      ChildExit exit;
-      if (reap_child(w->pid, &exit) == 0 && hand_to_orphan_reaper(w->pid, w->pidfd) == 0) {
-        w->pidfd = -1;  // the reaper owns it now
+  s->events.stop();
+  Watch* next;
+  for (Watch* w = s->head; w != nullptr; w = next) {
+    next = w->next;
+    if (!Finished(w)) {
+      EndCapture(w);
+      if (w->life == Life::kWatching && w->pidfd >= 0) {
+        // A child that must not outlive its host ends with the environment that started it.
+        if (w->guarded) watchdog_fire(w->pid);
+        w->guarded = false;
+        ChildExit exit;
+        bool handed =
+            reap_child(w->pid, &exit) == 0 && hand_to_orphan_reaper(w->pid, w->pidfd) == 0;
+        StopWatchingPidfd(w, handed);  // the reaper owns the pidfd when handed
       }
+      Detach(w, Life::kTornDown);
     }
-    Detach(w);
-    ClosePidfdPoll(w);
+    StopWatchingPidfd(w, false);
+    MaybeFree(w);
   }
-  if (s->live == 0) {
-    napi_remove_async_cleanup_hook(handle);
-    s->hook = nullptr;
-  }
+  s->hook_done = true;
+  MaybeDelete(s);
 }
 
 void FinalizeState(Napi::Env env, EnvState* state) {
@@ -124,48 +101,106 @@ void EndChild(pid_t pid, int pidfd) {
   throw SystemError(env, failure);
 }
 
-// Undoes a half-built watch: the handles close (freeing it), the pidfd and
-// the pipe fds stay with the caller.
+// Undoes a half-built watch (freeing it); the pidfd and the pipe fds stay
+// with the caller.
 [[noreturn]] void AbandonWatch(Napi::Env env, Watch* w, const StepFailure& failure) {
+  pid_t pid = w->pid;
   int pidfd = w->pidfd;
-  w->pidfd = -1;
+  StopWatchingPidfd(w, true);
   for (auto& r : w->readers) {
-    r->fd = -1;
     StopReader(r.get(), false);
+    r->fd = -1;
   }
-  Detach(w);
-  ClosePidfdPoll(w);
-  AbandonChild(env, w->pid, pidfd, failure);
+  Detach(w, Life::kAbandoned);
+  MaybeFree(w);
+  AbandonChild(env, pid, pidfd, failure);
 }
 
 }  // namespace
 
-// Frees the watch once JavaScript is detached and every handle has closed.
+namespace {
+
+std::atomic<uint64_t> invalid_moves{0};
+
+bool Allowed(Life from, Life to) {
+  switch (from) {
+    case Life::kStarting:
+      return to == Life::kWatching || to == Life::kAbandoned;
+    case Life::kWatching:
+      return to == Life::kReaped || to == Life::kTornDown;
+    case Life::kReaped:
+      return to == Life::kDelivered || to == Life::kTornDown;
+    default:
+      return false;  // final
+  }
+}
+
+}  // namespace
+
+bool MoveTo(Watch* w, Life to) {
+  if (!Allowed(w->life, to)) {
+    invalid_moves.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  w->life = to;
+  return true;
+}
+
+uint64_t InvalidWatchMoves() { return invalid_moves.load(std::memory_order_relaxed); }
+
+// Frees the watch once JavaScript is detached and nothing is registered.
 void MaybeFree(Watch* w) {
-  if (!w->delivered || w->open_handles > 0) return;
+  if (!Finished(w) || w->pidfd >= 0) return;
+  for (auto& r : w->readers) {
+    if (r->active) return;
+  }
   EnvState* s = w->state;
-  if (w->pidfd >= 0) close(w->pidfd);
   if (w->start_status_fd >= 0) close(w->start_status_fd);
   Unlink(w);
   delete w;
   s->live--;
-  if (s->live == 0 && s->tearing_down && s->hook != nullptr) {
-    napi_remove_async_cleanup_hook(s->hook);
-    s->hook = nullptr;
-  }
   MaybeDelete(s);
 }
 
-void ClosePidfdPoll(Watch* w) {
-  if (w->closing) return;
-  w->closing = true;
-  uv_close(reinterpret_cast<uv_handle_t*>(&w->poll), OnPidfdClose);
+void OnPidfdReady(Watch* w) {
+  if (w->life != Life::kWatching || w->pidfd < 0) return;
+  EnvState* s = w->state;
+  if (w->guarded) {
+    if (!child_has_exited(w->pid)) {  // not waitable yet (traced): ask again later
+      RetryFd(s, w->pidfd, w->token, not_waitable_yet(&w->backoff));
+      return;
+    }
+    watchdog_release(w->pid);  // before the reap: afterwards the group id may be reused
+    w->guarded = false;
+  }
+  // The leader has exited and is not reaped yet: its zombie still pins the
+  // group id, so this is the last moment the rest of the group can be
+  // signalled by number without reaching a stranger.
+  if (w->group_exit_signal != 0) signal_group(w->pid, w->group_exit_signal);
+  int retry_ms = 0;
+  int r = reap_ready_child(w->pid, &w->exit, &w->backoff, &retry_ms);
+  if (r == 0) {  // not waitable yet (traced): ask again after the back-off, never at once
+    RetryFd(s, w->pidfd, w->token, retry_ms);
+    return;
+  }
+  if (!MoveTo(w, Life::kReaped)) return;
+  StopWatchingPidfd(w, false);
+  if (r > 0 && w->start_status_fd >= 0) {
+    w->start_error = read_start_status(w->start_status_fd, &w->start_failure);
+  }
+  // Nobody will report this child's exit, or JavaScript asked not to wait for
+  // whoever still holds the pipes: the output ends here.
+  if (r < 0) w->reap_error = r;
+  if (r < 0 || w->end_capture_at_exit) EndCapture(w);
+  UpdateHold(w);
+  MaybeDeliver(w);
 }
 
 // Must run while the env is alive. Raw calls: a failure here (a terminating
 // env) must not become a fatal error.
-void Detach(Watch* w) {
-  w->delivered = true;
+void Detach(Watch* w, Life to) {
+  MoveTo(w, to);
+  UpdateHold(w);
   if (w->handle != nullptr) {
     DetachHandle(w->handle);
     w->handle = nullptr;
@@ -182,15 +217,18 @@ void Detach(Watch* w) {
 void InitChildWatch(Napi::Env env, Napi::Object exports) {
   EnvState* state = new EnvState();
   state->env = env;
-  if (napi_get_uv_event_loop(env, &state->loop) != napi_ok) {
+  if (InitWatchEvents(env, state) != napi_ok) {
     delete state;
-    throw Napi::Error::New(env, "exactspawn: no event loop for this environment");
+    throw Napi::Error::New(env,
+                           "exactspawn: could not create the exit watch's thread-safe function");
   }
   Napi::Function ctor = DefineChildHandle(env);
   napi_create_reference(env, ctor, 1, &state->handle_ctor);
   exports.Set("ChildHandle", ctor);
   env.SetInstanceData<EnvState, FinalizeState>(state);
-  if (napi_add_async_cleanup_hook(env, OnTeardown, state, &state->hook) != napi_ok) {
+  // Registered after the thread-safe function, so it runs before that
+  // function's own teardown (cleanup hooks run in reverse order).
+  if (napi_add_env_cleanup_hook(env, OnTeardown, state) != napi_ok) {
     throw Napi::Error::New(env, "exactspawn: could not register the teardown hook");
   }
 }
@@ -208,6 +246,9 @@ Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
   // The environment is being torn down: no watch can start (no call failed).
   if (s == nullptr || s->tearing_down)
     AbandonChild(env, pid, pidfd, {-ECANCELED, nullptr, "watch"});
+  const char* failed_call = "";
+  int err = StartWatchEvents(s, &failed_call);
+  if (err < 0) AbandonChild(env, pid, pidfd, {err, failed_call, "watch"});
 
   Napi::Object object;
   try {
@@ -229,18 +270,14 @@ Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
   Watch* w = new Watch();
   w->state = s;
   w->pid = pid;
-  w->pidfd = pidfd;
   w->limit = capture.limit;
   w->guarded = guard_group;
-  w->delivered = true;  // until the JS side is attached below: a failure frees without JS
-  int err = uv_poll_init(s->loop, &w->poll, pidfd);
+  err = WatchFd(w, nullptr, pidfd, &w->token);
   if (err != 0) {
     delete w;
-    AbandonChild(env, pid, pidfd, {err, "uv_poll_init", "watch"});
+    AbandonChild(env, pid, pidfd, {err, "epoll_ctl", "watch"});
   }
-  w->poll.data = w;
-  w->open_handles = 1;
-  // Linked as soon as the handle exists so the close callback's bookkeeping holds.
+  w->pidfd = pidfd;
   w->next = s->head;
   if (s->head != nullptr) s->head->prev = w;
   s->head = w;
@@ -257,15 +294,11 @@ Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
     r->slot = slot;
     r->fd = (*parent_ends)[static_cast<size_t>(slot)];
     err = StartReader(w, r);
-    if (err != 0) {
-      AbandonWatch(env, w, {err, r->active ? "uv_poll_start" : "uv_poll_init", "capture"});
-    }
+    if (err != 0) AbandonWatch(env, w, {err, "epoll_ctl", "capture"});
   }
-  err = uv_poll_start(&w->poll, UV_READABLE, OnPidfdReadable);
-  if (err != 0) AbandonWatch(env, w, {err, "uv_poll_start", "watch"});
 
   // Nothing below throws: the watch owns the captured read ends from here on.
-  w->delivered = false;
+  MoveTo(w, Life::kWatching);
   if (start != nullptr && start->fd >= 0) {
     w->start_status_fd = start->fd;
     start->fd = -1;
@@ -279,6 +312,7 @@ Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
     napi_create_reference(env, capture.on_overflow, 1, &w->on_overflow);
   }
   napi_create_reference(env, object, 1, &w->handle_ref);
+  UpdateHold(w);
   return object;
 }
 

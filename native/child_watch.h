@@ -4,20 +4,21 @@
 // output), exit_delivery.cc (the values and calls into JavaScript) and
 // child_handle.cc (the handle's methods), over watch_state.h.
 //
-// A pidfd (pidfd_open(2)) is polled with a uv_poll_t on the loop from
-// napi_get_uv_event_loop (never uv_default_loop). On the first readable event
-// the poll is stopped (a pidfd stays readable), exactly that pid is reaped with
-// wait4(2), the handle is closed (the pidfd is closed in the close callback;
-// uv_poll does not own it) and the JS callback receives
-// { exitCode, signal, userCpuMicros, systemCpuMicros }. No thread, no
-// threadpool work. An async cleanup hook (napi_add_async_cleanup_hook) closes
-// live watches when the environment is torn down (worker exit, process
-// exit); children still running are handed to the orphan reaper, never
-// killed.
+// A pidfd (pidfd_open(2)) is registered with the environment's event
+// thread (watch_events.cc, core/event_thread.h: one thread per environment,
+// blocking in epoll_wait, whatever the number of children), which reports
+// it through a thread-safe function onto the environment's thread; nothing
+// here uses libuv, so the addon runs under Node, Bun and Deno alike. On the
+// first report exactly that pid is reaped with wait4(2), the pidfd is
+// unregistered and closed, and the JS callback receives
+// { exitCode, signal, userCpuMicros, systemCpuMicros, maxRssKiB }. A cleanup hook
+// (napi_add_env_cleanup_hook) stops the thread and every live watch when
+// the environment is torn down (worker exit, process exit); children still
+// running are handed to the orphan reaper, never killed.
 //
 // Captured output: the parent's ends of the pipes JavaScript asks the addon
-// to capture are polled the same way (uv_poll_t; uv_poll_init makes the read
-// end O_NONBLOCK, so a drained pipe reads EAGAIN, never blocks) and read into
+// to capture are made O_NONBLOCK (a drained pipe reads EAGAIN, never
+// blocks), registered the same way and read into
 // memory, at most `limit` bytes each. A pipe ends at EOF, a read error, or
 // overflow (more than `limit` bytes: the first `limit` are kept, the fd is
 // closed so the writer gets EPIPE, and onOverflow(slot) is called at once).

@@ -83,6 +83,13 @@ bool ExitToJs(napi_env env, Watch* w, napi_value* out) {
       !SetNumber(env, object, "systemCpuMicros", static_cast<double>(exit.system_cpu_micros))) {
     return false;
   }
+  napi_value max_rss;
+  if ((exit.max_rss_kib < 0
+           ? napi_get_null(env, &max_rss)
+           : napi_create_double(env, static_cast<double>(exit.max_rss_kib), &max_rss)) != napi_ok ||
+      napi_set_named_property(env, object, "maxRssKiB", max_rss) != napi_ok) {
+    return false;
+  }
   if (!w->readers.empty() && !OutputToJs(env, w, object)) return false;
   *out = object;
   return true;
@@ -143,14 +150,14 @@ void CallJs(napi_env env, napi_value receiver, napi_value fn, napi_value arg) {
 }  // namespace
 
 void MaybeDeliver(Watch* w) {
-  if (w->delivered || !w->reaped || w->state->tearing_down) return;
+  if (w->life != Life::kReaped || w->state->tearing_down) return;
   for (auto& r : w->readers) {
     if (r->active) return;
   }
   napi_env env = w->state->env;
   napi_handle_scope scope;
   if (napi_open_handle_scope(env, &scope) != napi_ok) {
-    Detach(w);
+    Detach(w, Life::kDelivered);
     MaybeFree(w);
     return;
   }
@@ -165,14 +172,14 @@ void MaybeDeliver(Watch* w) {
             : w->start_error < 0 ? StartErrorToJs(env, w, &result)
                                  : ExitToJs(env, w, &result) || ConversionErrorToJs(env, &result);
   }
-  Detach(w);
+  Detach(w, Life::kDelivered);
   if (ready) CallJs(env, receiver, callback, result);
   napi_close_handle_scope(env, scope);
   MaybeFree(w);
 }
 
 void NotifyOverflow(Watch* w, int slot) {
-  if (w->delivered || w->on_overflow == nullptr || w->state->tearing_down) return;
+  if (Finished(w) || w->on_overflow == nullptr || w->state->tearing_down) return;
   napi_env env = w->state->env;
   napi_handle_scope scope;
   if (napi_open_handle_scope(env, &scope) != napi_ok) return;

@@ -1,9 +1,10 @@
 // pipe_capture.cc — reads the captured pipes of a watched child (see
-// child_watch.h): each parent read end is polled with a uv_poll_t
-// (uv_poll_init makes it O_NONBLOCK, so a drained pipe reads EAGAIN, never
-// blocks) and read into memory, at most the watch's limit. A pipe ends at
-// EOF, a read error, overflow, or when the watch ends the capture.
-#include <uv.h>
+// child_watch.h): each parent read end is made O_NONBLOCK (a drained pipe
+// reads EAGAIN, never blocks), registered with the environment's event
+// thread (watch_events.cc) and read into memory when it reports, at most the
+// watch's limit; then re-armed. A pipe ends at EOF, a read error, overflow,
+// or when the watch ends the capture.
+#include <fcntl.h>
 
 #include <cerrno>
 #include <new>
@@ -15,18 +16,19 @@ namespace exactspawn {
 
 namespace {
 
-void OnReaderClose(uv_handle_t* handle) {
-  Watch* w = static_cast<Reader*>(handle->data)->watch;
-  w->open_handles--;
-  MaybeFree(w);
+int set_nonblocking(int fd) {
+  int flags = fcntl(fd, F_GETFL);
+  if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) return -errno;
+  return 0;
 }
 
-void OnPipeReadable(uv_poll_t* poll, int status, int /*events*/) {
-  Reader* r = static_cast<Reader*>(poll->data);
+}  // namespace
+
+void OnPipeReady(Reader* r) {
   Watch* w = r->watch;
   if (!r->active) return;
   char* scratch = w->state->scratch.get();
-  bool ended = status < 0;
+  bool ended = false;
   bool overflowed = false;
   for (int i = 0; i < kReadsPerEvent && !ended; ++i) {
     long n = read_fd(r->fd, scratch, kReadChunk);
@@ -47,30 +49,30 @@ void OnPipeReadable(uv_poll_t* poll, int status, int /*events*/) {
       ended = overflowed = true;
     }
   }
-  if (!ended) return;
+  if (!ended) {
+    RearmFd(w->state, r->fd, r->token);
+    return;
+  }
   // Closing the read end makes further writes fail with EPIPE, as a destroyed stream would.
   StopReader(r, true);
   if (overflowed) NotifyOverflow(w, r->slot);
   MaybeDeliver(w);
 }
 
-}  // namespace
-
 int StartReader(Watch* w, Reader* r) {
-  int err = uv_poll_init(w->state->loop, &r->poll, r->fd);
-  if (err != 0) return err;
-  r->poll.data = r;
-  r->active = true;
-  w->open_handles++;
-  return uv_poll_start(&r->poll, UV_READABLE, OnPipeReadable);
+  int err = set_nonblocking(r->fd);
+  if (err == 0) err = WatchFd(w, r, r->fd, &r->token);
+  if (err == 0) r->active = true;
+  return err;
 }
 
-// uv_close unregisters the fd synchronously, so closing the fd right after
-// cannot unregister a reused fd number.
+// Unregistered before the fd is closed or handed on, so a reused fd number
+// is never watched by mistake.
 void StopReader(Reader* r, bool close_fd_too) {
   if (r->active) {
     r->active = false;
-    uv_close(reinterpret_cast<uv_handle_t*>(&r->poll), OnReaderClose);
+    UnwatchFd(r->watch->state, r->fd, &r->token);
+    UpdateHold(r->watch);
   }
   if (close_fd_too && r->fd >= 0) {
     close_fd(r->fd);

@@ -131,6 +131,9 @@ Napi::Value SpawnSyncChecked(const Napi::CallbackInfo& info) {
   result.Set("userCpuMicros", Napi::Number::New(env, static_cast<double>(exit.user_cpu_micros)));
   result.Set("systemCpuMicros",
              Napi::Number::New(env, static_cast<double>(exit.system_cpu_micros)));
+  result.Set("maxRssKiB", exit.max_rss_kib < 0
+                              ? env.Null()
+                              : Napi::Number::New(env, static_cast<double>(exit.max_rss_kib)));
   Napi::Array output = Napi::Array::New(env, 3);
   output.Set(0u, env.Null());
   output.Set(1u, OutputOf(env, outcome.output[0], captured[0]));

@@ -3,21 +3,25 @@
 // and the ChildHandle methods (child_handle.cc) share. Internal to the addon.
 //
 // Everything here runs on the thread of the environment that spawned the
-// child; nothing is locked.
+// child; nothing is locked. Only the environment's EventThread (which waits
+// for the fds on its own thread) is shared, and it locks itself.
 #pragma once
 
 #include <napi.h>
 #include <sys/types.h>
-#include <uv.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/child_exit.h"
 #include "core/child_path.h"
+#include "core/event_thread.h"
 #include "core/pipe.h"
+#include "core/reap.h"
 
 namespace exactspawn {
 
@@ -27,24 +31,34 @@ struct Watch;
 
 // One captured pipe: the parent's read end, polled and read by the addon.
 struct Reader {
-  uv_poll_t poll;
   Watch* watch = nullptr;
   int slot = 0;
   int fd = -1;          // owned while >= 0: closed at the end, or handed to JavaScript
-  bool active = false;  // the poll handle is initialised and not closed
+  uint64_t token = 0;   // its registration with the event thread while active
+  bool active = false;  // registered with the event thread: read when it reports
   bool taken = false;   // handed to JavaScript by takeOver()
   std::string bytes;    // at most the watch's limit
 };
 
+// A watch's lifetime, one state at a time; every move goes through MoveTo,
+// which checks it against this table:
+//   kStarting → kWatching   the JS side is attached (WatchChild returns)
+//   kStarting → kAbandoned  the spawn failed half-way (no JS side ever)
+//   kWatching → kReaped     wait4 answered (an exit, or an error)
+//   kWatching → kTornDown   the environment ended while the child ran
+//   kReaped   → kDelivered  the exit reached JavaScript
+//   kReaped   → kTornDown   the environment ended while the capture ran
+// kAbandoned, kDelivered and kTornDown are final: the JS side is detached
+// and the watch is freed once nothing of it is registered.
+enum class Life : uint8_t { kStarting, kWatching, kReaped, kDelivered, kAbandoned, kTornDown };
+
 struct Watch {
-  uv_poll_t poll;  // the pidfd
+  Life life = Life::kStarting;
   EnvState* state = nullptr;
   pid_t pid = 0;
-  int pidfd = -1;
-  bool closing = false;    // the pidfd poll has been closed
-  bool reaped = false;     // exit (or reap_error) is known; the pid (and pgid) may be reused
-  bool delivered = false;  // the JS side is detached (exit delivered, or never will be)
-  bool guarded = false;    // its group is registered with the watchdog (released before the reap)
+  int pidfd = -1;        // open (and registered with the event thread) until the reap
+  uint64_t token = 0;    // the pidfd's registration
+  bool guarded = false;  // its group is registered with the watchdog (released before the reap)
   // Sent to the child's group when its leader is a zombie, just before the
   // reap (the zombie pins the group id, so no other process can hold it).
   int group_exit_signal = 0;
@@ -60,7 +74,9 @@ struct Watch {
   ChildPathFailure start_failure;
   std::string start_file;
   std::string start_cwd;
-  int open_handles = 0;  // uv handles whose close callback has not run yet
+  ReapBackoff backoff;   // while the pidfd reports but the child is not waitable (traced)
+  bool ref = true;       // JavaScript's ref()/unref()
+  bool holding = false;  // counted in EnvState::holds (keeps the host's loop alive)
   size_t limit = 0;
   std::vector<std::unique_ptr<Reader>> readers;
   ChildHandle* handle = nullptr;
@@ -71,12 +87,26 @@ struct Watch {
   Watch* next = nullptr;
 };
 
+// What a token registered with the event thread stands for: a captured
+// pipe when reader is set, else the watch's pidfd.
+struct Source {
+  Watch* watch;
+  Reader* reader;
+};
+
 struct EnvState {
   napi_env env = nullptr;
-  uv_loop_t* loop = nullptr;
   napi_ref handle_ctor = nullptr;  // deleted by FinalizeState (valgrind: 40 bytes per env)
-  napi_async_cleanup_hook_handle hook = nullptr;
+  // Carries the event thread's reports onto this environment's thread; ref'd
+  // only while `holds` > 0.
+  napi_threadsafe_function events_to_js = nullptr;
+  EventThread events;  // started on the first watch
+  std::unordered_map<uint64_t, Source> sources;
+  uint64_t next_token = 1;
+  size_t holds = 0;  // watches whose child (or capture) should keep the host alive
+  std::vector<uint64_t> spare_batch;
   bool tearing_down = false;
+  bool hook_done = false;
   bool env_gone = false;
   Watch* head = nullptr;
   size_t live = 0;
@@ -84,14 +114,49 @@ struct EnvState {
 };
 
 // child_watch.cc
+// Moves w to `to` when the table above allows it. An impossible move is
+// refused (w stays as it is), counted (InvalidWatchMoves, exported through
+// debugCounters()) and returns false: a fault never aborts the host.
+bool MoveTo(Watch* w, Life to);
+uint64_t InvalidWatchMoves();
+// The child's pid (and group id) may belong to someone else from here on.
+inline bool PastReap(const Watch* w) {
+  return w->life != Life::kStarting && w->life != Life::kWatching;
+}
+// The JS side is detached for good.
+inline bool Finished(const Watch* w) {
+  return w->life == Life::kDelivered || w->life == Life::kAbandoned || w->life == Life::kTornDown;
+}
 void MaybeFree(Watch* w);
-void ClosePidfdPoll(Watch* w);
-// Detaches the JS side: the handle stops signalling, the references go.
-void Detach(Watch* w);
+// Moves w to a final state and detaches the JS side: the handle stops
+// signalling, the references go.
+void Detach(Watch* w, Life to);
+// The pidfd turned readable (or a retry is due).
+void OnPidfdReady(Watch* w);
+
+// watch_events.cc
+// Makes the thread-safe function; 0 or a Node-API status.
+napi_status InitWatchEvents(napi_env env, EnvState* s);
+// Starts the event thread unless it runs; 0 or -errno with *failed_call set.
+int StartWatchEvents(EnvState* s, const char** failed_call);
+// Registers fd; 0 or -errno (epoll_ctl).
+int WatchFd(Watch* w, Reader* r, int fd, uint64_t* token);
+// Asks for one more report of a registered fd.
+void RearmFd(EnvState* s, int fd, uint64_t token);
+// Asks for one more report of a registered fd after delay_ms.
+void RetryFd(EnvState* s, int fd, uint64_t token, int delay_ms);
+// Unregisters fd (before it is closed or handed on).
+void UnwatchFd(EnvState* s, int fd, uint64_t* token);
+// Recomputes whether the watch keeps the host's loop alive.
+void UpdateHold(Watch* w);
+// Whether the watch keeps the host's loop alive (hasRef()).
+bool Holds(const Watch* w);
 
 // pipe_capture.cc
-// Starts polling one captured read end; 0 or a libuv error (the reader is then inactive).
+// Starts reading one captured read end; 0 or -errno (the reader is then inactive).
 int StartReader(Watch* w, Reader* r);
+// The read end turned readable.
+void OnPipeReady(Reader* r);
 // Stops reading; closes the fd too when asked (else the caller now owns it).
 void StopReader(Reader* r, bool close_fd_too);
 // Stops every reader still active, closing its fd: its output ends here.

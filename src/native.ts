@@ -35,6 +35,8 @@ export interface RawChildExit {
   signal: string | null;
   userCpuMicros: number;
   systemCpuMicros: number;
+  /** Peak RSS in KiB, or null when it did not exceed the host's own peak (see docs/spawn.md). */
+  maxRssKiB: number | null;
   /** With `capture`: output[slot] is what the addon read from that pipe (null for other slots and taken-over ones). */
   output?: ReadonlyArray<Buffer | null>;
 }
@@ -218,6 +220,12 @@ export interface NativeBinding {
   kernelSupport?(): { pidfdOpen: string | null; closeRange: string | null };
   /** memfd_create + write + seal → a close-on-exec fd at offset 0 (syscall "memfd_create" on failure). */
   sealedMemfd?(name: string, bytes: Buffer): number;
+  /**
+   * For tests: reapRetries counts reap attempts that found a child not waitable yet (a tracer
+   * holds it); invalidWatchMoves counts refused moves of a watch's lifetime (always 0 unless
+   * the addon has a bug; refused, never fatal).
+   */
+  debugCounters?(): { reapRetries: number; invalidWatchMoves: number };
 }
 
 export interface NativeStatus {

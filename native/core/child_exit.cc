@@ -48,6 +48,13 @@ int reap_child(pid_t pid, ChildExit* out) {
   out->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
   out->user_cpu_micros = micros(usage.ru_utime);
   out->system_cpu_micros = micros(usage.ru_stime);
+  // The host's peak now is at least its peak when the child exec'ed, which
+  // the kernel folded into the child's ru_maxrss: only a larger value is the
+  // child's (or its descendants').
+  struct rusage host {};
+  out->max_rss_kib = getrusage(RUSAGE_SELF, &host) == 0 && usage.ru_maxrss > host.ru_maxrss
+                         ? static_cast<int64_t>(usage.ru_maxrss)
+                         : -1;
   return 1;
 }
 

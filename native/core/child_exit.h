@@ -1,11 +1,12 @@
 // child_exit.h — the syscalls around one child's exit: a pidfd for it, a
 // race-free signal through that pidfd, a group signal, and reaping exactly
-// that pid with its CPU usage.
+// that pid with its CPU usage and peak RSS.
 //
 // Plain C++; every function returns 0 (or an fd) or a negative errno.
 // Never waits for "any child" (waitpid(-1)): other code in the process (libuv
-// for child_process) reaps its own pids. ru_maxrss is deliberately not
-// reported: for a vfork-style spawn it is the parent's high-water mark.
+// for child_process) reaps its own pids. ru_maxrss counts only above the
+// host's own peak (getrusage(RUSAGE_SELF) at the reap): for a vfork-style
+// spawn the kernel starts the child's figure at the parent's high-water mark.
 // See pidfd_open(2), pidfd_send_signal(2), kill(2), wait4(2), getrusage(2).
 #pragma once
 
@@ -21,6 +22,10 @@ struct ChildExit {
   int signal = 0;       // WTERMSIG when killed by a signal, else 0
   int64_t user_cpu_micros = 0;
   int64_t system_cpu_micros = 0;
+  // Peak RSS (KiB) of the child or any descendant it waited for, or -1 when
+  // it did not exceed the host's own peak: a vfork-style child's exec records
+  // the host's high-water mark as its own, so a smaller peak is unknowable.
+  int64_t max_rss_kib = -1;
 };
 
 // pidfd_open(pid, 0): an fd that becomes readable when the child exits.

@@ -2,12 +2,13 @@
 // the host environment was torn down while they ran), so they never stay
 // zombies of a process that lives on.
 //
-// One process-wide thread, started on first use, blocks in epoll_wait(2) on
-// the handed-over pidfds (all signals blocked in it) and wait4(2)s each pid
-// when its pidfd turns readable, then closes the pidfd. Never waits for
-// "any child". The library is pinned (RTLD_NODELETE) once the thread
-// exists, since Node unloads an addon with the worker that loaded it.
-// See pidfd_open(2), epoll(7), wait4(2), dlopen(3).
+// One process-wide EventThread (event_thread.h), started on first use,
+// blocks in epoll_wait(2) on the handed-over pidfds (all signals blocked in
+// it) and wait4(2)s each pid on its own thread when its pidfd turns
+// readable, then closes the pidfd; a child not waitable yet (traced) is
+// asked again after the back-off of reap.h. Never waits for "any child". The library is pinned
+// (RTLD_NODELETE) once the thread exists, since Node unloads an addon with the worker that loaded
+// it. See pidfd_open(2), epoll(7), wait4(2), dlopen(3).
 #pragma once
 
 #include <sys/types.h>

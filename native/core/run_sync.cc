@@ -12,6 +12,7 @@
 #include <climits>
 
 #include "pipe.h"
+#include "reap.h"
 
 namespace exactspawn {
 
@@ -69,7 +70,10 @@ class SyncLoop {
       int pidfd_index = -1;
       int stdin_index = -1;
       int output_index[2] = {-1, -1};
-      if (!leader_done_) {
+      // A pidfd that reported while its child was not waitable yet (traced)
+      // stays out of the poll until the back-off has passed (core/reap.h).
+      bool reap_due = !leader_done_ && reap_retry_at_ != kNever && now_ms() >= reap_retry_at_;
+      if (!leader_done_ && reap_retry_at_ == kNever) {
         pidfd_index = count;
         fds[count++] = {pidfd_, POLLIN, 0};
       }
@@ -82,7 +86,8 @@ class SyncLoop {
         output_index[i] = count;
         fds[count++] = {output_fds_[i], POLLIN, 0};
       }
-      int64_t wake = next_deadline();
+      int64_t wake = leader_done_ ? next_deadline() : std::min(next_deadline(), reap_retry_at_);
+      if (reap_due) wake = 0;
       int64_t now = now_ms();
       int wait =
           wake == kNever
@@ -97,7 +102,7 @@ class SyncLoop {
         if (output_index[i] >= 0 && fds[output_index[i]].revents != 0) drain(i);
       }
       if (stdin_index >= 0 && fds[stdin_index].revents != 0) feed(fds[stdin_index].revents);
-      if (pidfd_index >= 0 && (fds[pidfd_index].revents & POLLIN) != 0) {
+      if (reap_due || (pidfd_index >= 0 && (fds[pidfd_index].revents & POLLIN) != 0)) {
         err = reap();
         if (err < 0) return abandon({err, "wait4", "wait"});
       }
@@ -225,9 +230,13 @@ class SyncLoop {
     if (ending_begun_ && run_.group_signal_at_exit != 0) {
       signal_group(run_.pid, run_.group_signal_at_exit);
     }
-    int r = reap_child(run_.pid, &outcome_->exit);
+    int retry_ms = 0;
+    int r = reap_ready_child(run_.pid, &outcome_->exit, &backoff_, &retry_ms);
     if (r < 0) return r;
-    if (r == 0) return 0;  // not yet reapable after all; poll again
+    if (r == 0) {  // not waitable yet (traced): try again after the back-off, never at once
+      reap_retry_at_ = after(now_ms(), retry_ms);
+      return 0;
+    }
     leader_done_ = true;
     close_owned(&pidfd_);
     close_owned(&stdin_fd_);
@@ -240,6 +249,8 @@ class SyncLoop {
   int stdin_fd_ = -1;
   int output_fds_[2] = {-1, -1};
   int pidfd_ = -1;
+  ReapBackoff backoff_;
+  int64_t reap_retry_at_ = kNever;  // set while the pidfd is left out of the poll
   size_t written_ = 0;
   bool leader_done_ = false;
   bool ending_begun_ = false;

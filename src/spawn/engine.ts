@@ -11,9 +11,29 @@ import type { ExecControls } from "./exec-controls.js";
 /** What one child fd is connected to, from the parent's side. */
 export type StdioSlot = "pipe" | "ignore" | "inherit" | number;
 
+/**
+ * What a reaped child cost, from the reap's wait4 rusage. maxRssKiB is the
+ * peak RSS of the child or of a descendant it waited for, in KiB (1024
+ * bytes, as Node's process.resourceUsage().maxRSS), or null when that peak
+ * did not exceed the host's own (docs/spawn.md#what-a-child-cost).
+ */
 export interface ResourceUsage {
   readonly userCpuMicros: number;
   readonly systemCpuMicros: number;
+  readonly maxRssKiB: number | null;
+}
+
+/** The engine-neutral ResourceUsage of a raw native exit. */
+export function resourceUsageOf(raw: {
+  userCpuMicros: number;
+  systemCpuMicros: number;
+  maxRssKiB?: number | null;
+}): ResourceUsage {
+  return {
+    userCpuMicros: raw.userCpuMicros,
+    systemCpuMicros: raw.systemCpuMicros,
+    maxRssKiB: raw.maxRssKiB ?? null,
+  };
 }
 
 export interface EngineExit {

@@ -24,7 +24,14 @@ import type {
   RawExecControls,
   RawSpawnOptions,
 } from "../native.js";
-import type { Engine, EngineChild, EngineExit, EngineRequest, TakenOver } from "./engine.js";
+import {
+  type Engine,
+  type EngineChild,
+  type EngineExit,
+  type EngineRequest,
+  resourceUsageOf,
+  type TakenOver,
+} from "./engine.js";
 import type { ExecControls } from "./exec-controls.js";
 import { WATCHDOG_PROGRAM } from "./watchdog.js";
 
@@ -102,7 +109,7 @@ function toExit(raw: RawChildExit | Error): EngineExit | Error {
   return {
     exitCode: raw.exitCode,
     signal: raw.signal,
-    resourceUsage: { userCpuMicros: raw.userCpuMicros, systemCpuMicros: raw.systemCpuMicros },
+    resourceUsage: resourceUsageOf(raw),
     output: raw.output,
   };
 }

@@ -20,6 +20,7 @@
 import { Buffer } from "node:buffer";
 import { displayName } from "../errors.js";
 import type { ExecFootprint } from "../limits.js";
+import type { ResourceUsage } from "./engine.js";
 
 const BRAND = Symbol.for("exactspawn.SubprocessError");
 
@@ -76,6 +77,8 @@ export interface SubprocessFailure {
   readonly stdout: string | Buffer | null;
   readonly stderr: string | Buffer | null;
   readonly durationMs: number;
+  /** What the child cost; null when it was not reaped by the addon (the fallback). */
+  readonly resourceUsage: ResourceUsage | null;
   readonly timeoutMs?: number | undefined;
   readonly cause?: unknown;
 }
@@ -164,6 +167,8 @@ export class SubprocessError extends Error {
   declare readonly stdoutTail: string;
   declare readonly stderrTail: string;
   readonly durationMs: number;
+  /** CPU time and peak RSS of the child (see SpawnResult.resourceUsage); null on the fallback. */
+  readonly resourceUsage: ResourceUsage | null;
   readonly timedOut: boolean;
   readonly isCanceled: boolean;
   constructor(failure: SubprocessFailure) {
@@ -183,6 +188,7 @@ export class SubprocessError extends Error {
     hidden(this, "stdoutTail", tail(failure.stdout));
     hidden(this, "stderrTail", tail(failure.stderr));
     this.durationMs = failure.durationMs;
+    this.resourceUsage = failure.resourceUsage;
     this.timedOut = failure.reason === "timeout";
     this.isCanceled = failure.reason === "abort";
     Object.defineProperty(this, BRAND, { value: true });

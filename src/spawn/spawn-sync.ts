@@ -133,6 +133,7 @@ export function spawnSync(
       stdout,
       stderr,
       durationMs,
+      resourceUsage: exit.resourceUsage,
       timeoutMs: o.timeout,
     });
   }

@@ -490,6 +490,7 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
       stdout: output?.stdout ?? null,
       stderr: output?.stderr ?? null,
       durationMs: output?.durationMs ?? performance.now() - this.#start,
+      resourceUsage: exit?.resourceUsage ?? null,
       timeoutMs: this.#plan.timeoutMs,
       cause: this.#killCause,
     });

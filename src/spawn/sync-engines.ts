@@ -12,7 +12,7 @@ import { constants } from "node:os";
 import { systemError } from "../errors.js";
 import type { NativeBinding } from "../native.js";
 import { type DeadlinePlan, type Ending, nativeDeadline } from "./deadline-plan.js";
-import type { EngineRequest, ResourceUsage } from "./engine.js";
+import { type EngineRequest, type ResourceUsage, resourceUsageOf } from "./engine.js";
 import { envObject, FallbackUnsupportedError, fallbackIds, utf8 } from "./fallback-engine.js";
 import { childPathForced, nativeControls, packedArgs, stdioFds } from "./native-engine.js";
 
@@ -62,7 +62,7 @@ export function nativeSyncEngine(binding: SyncCapable): SyncEngine {
       pid: raw.pid,
       exitCode: raw.exitCode,
       signal: raw.signal,
-      resourceUsage: { userCpuMicros: raw.userCpuMicros, systemCpuMicros: raw.systemCpuMicros },
+      resourceUsage: resourceUsageOf(raw),
       stdout: raw.output[1] ?? null,
       stderr: raw.output[2] ?? null,
       endings: raw.endings,

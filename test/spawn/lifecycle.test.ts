@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nativeStatus, spawn } from "../../src/index.js";
+import { nativeBinding } from "../../src/native.js";
 import { eventually, openFds, pidfdCount, zombieChildren } from "../fixtures/process-state.js";
 import { byRun } from "../helpers/long.js";
 
@@ -19,7 +20,10 @@ describe.runIf(nativeStatus().loaded)("spawn lifecycle (native engine)", () => {
   let baseline: number[];
   let rssBefore: number;
 
-  beforeAll(() => {
+  beforeAll(async () => {
+    // The exit watch's thread and its two fds (epoll, eventfd) start with the
+    // first spawn and live as long as the environment: part of the baseline.
+    await spawn("/bin/true", [], { stdio: "ignore" });
     baseline = openFds();
     rssBefore = process.memoryUsage().rss;
   });
@@ -35,6 +39,8 @@ describe.runIf(nativeStatus().loaded)("spawn lifecycle (native engine)", () => {
     expect(await eventually(() => leaked().length === 0)).toBe(true);
     expect(pidfdCount()).toBe(0);
     expect(zombieChildren()).toEqual([]);
+    // Every watch went through its lifetime by the table (native/watch_state.h).
+    expect(nativeBinding()!.debugCounters!().invalidWatchMoves).toBe(0);
   };
 
   it(

@@ -107,12 +107,12 @@ describe("nativeEngine", () => {
     });
     const uncaught = new Promise<unknown>((resolve) => process.once("uncaughtException", resolve));
     const onExit = calls[0]!.onExit as (exit: unknown) => void;
-    onExit({ exitCode: 0, signal: null, userCpuMicros: 1, systemCpuMicros: 2 });
+    onExit({ exitCode: 0, signal: null, userCpuMicros: 1, systemCpuMicros: 2, maxRssKiB: 3 });
     expect(exits).toEqual([
       {
         exitCode: 0,
         signal: null,
-        resourceUsage: { userCpuMicros: 1, systemCpuMicros: 2 },
+        resourceUsage: { userCpuMicros: 1, systemCpuMicros: 2, maxRssKiB: 3 },
       },
     ]);
     expect(((await uncaught) as Error).message).toBe("listener bug");

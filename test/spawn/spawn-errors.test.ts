@@ -23,6 +23,7 @@ describe("SubprocessError", () => {
     stdout: "x".repeat(10_000),
     stderr: null,
     durationMs: 5,
+    resourceUsage: null,
   };
 
   it("describes each failure reason", () => {

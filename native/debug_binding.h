@@ -1,0 +1,11 @@
+// debug_binding.h — debugCounters(): { reapRetries } (core/reap.h) and
+// { invalidWatchMoves } (watch_state.h), for tests.
+#pragma once
+
+#include <napi.h>
+
+namespace exactspawn {
+
+Napi::Value DebugCounters(const Napi::CallbackInfo& info);
+
+}  // namespace exactspawn
