@@ -39,8 +39,9 @@ const MEASURE = `
   // A cleanup spawn starts the per-process watchdog (a pipe fd and a pidfd held
   // for the host's lifetime, like the orphan reaper): part of the baseline.
   await spawn("/bin/echo", ["warm"], { cleanup: true });
-  // The native watchdog's own pidfd stays; the fallback's watchdog has none.
-  const watchdogPidfds = nativeStatus().loaded ? 1 : 0;
+  // The native watchdog's pidfd stays twice (the orphan reaper's copy, and the
+  // copy its monitor waits on to replace a dead watchdog); the fallback's has none.
+  const watchdogPidfds = nativeStatus().loaded ? 2 : 0;
   await settle(() => pidfds() === watchdogPidfds);
   if (pidfds() !== watchdogPidfds) throw new Error("pidfds never settled: " + pidfds());
   const before = { fds: fds(), pidfds: pidfds() };
