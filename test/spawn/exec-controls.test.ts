@@ -10,14 +10,13 @@
  */
 import { type ChildProcess, spawn as spawnChild, spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { nativeStatus, type SpawnOptions, spawn } from "../../src/index.js";
-import type { NativeBinding } from "../../src/native.js";
+import { type NativeBinding, nativeBinding } from "../../src/native.js";
 import { eventually, isRunning, openFds, zombieChildren } from "../fixtures/process-state.js";
 
 const root = resolve(import.meta.dirname, "../..");
@@ -171,9 +170,7 @@ describe.runIf(nativeStatus().loaded && isRoot)("exec controls (native engine, a
   });
 
   it("the addon reports soft > hard as EINVAL from setrlimit (TypeScript refuses it earlier)", () => {
-    const binding = createRequire(import.meta.url)(
-      join(root, "build/Release/exactspawn.node"),
-    ) as Required<NativeBinding>;
+    const binding = nativeBinding() as Required<NativeBinding>;
     let thrown: unknown;
     try {
       binding.spawn({
@@ -193,10 +190,9 @@ describe.runIf(nativeStatus().loaded && isRoot)("exec controls (native engine, a
 });
 
 describe.runIf(nativeStatus().loaded)("the addon's controls object (marshalling)", () => {
-  const binding = () =>
-    createRequire(import.meta.url)(
-      join(root, "build/Release/exactspawn.node"),
-    ) as Required<NativeBinding>;
+  // The addon as users get it: through the package's own loader
+  // (node-gyp-build finds build/ or the committed prebuild), never by path.
+  const binding = () => nativeBinding() as Required<NativeBinding>;
   const cases: [string, Record<string, unknown>][] = [
     ["controls must be an object", { controls: 5 }],
     ["controls.uid", { controls: { uid: "0" } }],
