@@ -228,7 +228,8 @@ function load(): { binding: NativeBinding | null; status: NativeStatus } {
     if ((process.env["EXACTSPAWN_NATIVE"] ?? "").toLowerCase() === "required") {
       throw new Error(reason, { cause: error });
     }
-    logger().warn({ platform, cause }, "exactspawn: native addon unavailable, using the fallback");
+    // At error, the default level: a host whose addon failed to load must hear of it (docs/fallback.md).
+    logger().error({ platform, cause }, "exactspawn: native addon unavailable, using the fallback");
     return { binding: null, status: { loaded: false, reason, platform } };
   }
 }

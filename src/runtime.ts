@@ -41,7 +41,7 @@ import {
 import { retiredFieldWarner } from "./env/retired-fields.js";
 import { compareNames, displayName } from "./errors.js";
 import { assertKnownOptions, knownKeys } from "./known-options.js";
-import type { Logger } from "./log.js";
+import { type Logger, libraryChild } from "./log.js";
 import type { KnownKeys, NoOptions, OutputOf, ResultOf } from "./spawn/output-type.js";
 import { normalizeSandbox, type SandboxOptions } from "./spawn/sandbox.js";
 import type { Subprocess } from "./spawn/subprocess.js";
@@ -362,7 +362,8 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   const preset = presetOption(options.preset);
   const contextMode = contextModeOption(options.contextMode, preset);
   const declared = validateBareNames(options.bareNames, denylist);
-  const log = options.logger;
+  // The host's logger, as the library writes to it: its `lib: "exactspawn"` child.
+  const log = options.logger === undefined ? undefined : libraryChild(options.logger);
   const exporter: ContextExporter = createContextExporter({
     mode: contextMode,
     ...(options.contextNamespace === undefined ? {} : { namespace: options.contextNamespace }),
@@ -505,6 +506,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     },
     parentPath: () => parentEnv.get("PATH"),
     logger: log,
+    correlationId,
     retiredFields: retiredFieldWarner(log === undefined ? {} : { log }),
     cleanup: stepCleanup,
   };

@@ -166,7 +166,7 @@ export function boundedEnv(input: BoundedEnvInput): BoundedEnv {
     remove(candidate);
     dropped.push(candidate);
     log.warn(
-      { name: candidate.name, bytes: candidate.bytes },
+      { variable: candidate.name, bytes: candidate.bytes },
       "inherited variable dropped to fit the exec limit",
     );
   }
@@ -190,7 +190,7 @@ export function boundedEnv(input: BoundedEnvInput): BoundedEnv {
     if (candidate.bytes > limits.maxArgStrlen) untrustedOversized -= 1;
     skipped.push(candidate);
     log.warn(
-      { name: candidate.name, bytes: candidate.bytes, reason: "aggregate_env_budget" },
+      { variable: candidate.name, bytes: candidate.bytes, reason: "aggregate_env_budget" },
       "untrusted variable skipped to fit the exec limit",
     );
   }

@@ -14,6 +14,7 @@
  * never a value.
  */
 import { tmpdir as osTmpdir } from "node:os";
+import { performance } from "node:perf_hooks";
 import { type BoundedEnv, boundedEnv, measureArgv } from "../env/bounded-env.js";
 import { freezeMap } from "../env/frozen-map.js";
 import { contextNames, inheritedNames, type LayeredEnv, type LayerSkip } from "../env/layers.js";
@@ -38,6 +39,13 @@ import {
   writeScriptDescriptor,
   writeSpillValues,
 } from "./spill-files.js";
+import {
+  logStepEnd,
+  logStepStart,
+  stepIdentity,
+  stepLogger,
+  tagStepError,
+} from "./step-identity.js";
 import { firstSpillSlot, stdioSlots } from "./temp-layout.js";
 
 /**
@@ -67,6 +75,8 @@ export interface BashStepHost {
   readonly retiredFields?: ((step: StepWithRetiredFields) => unknown) | undefined;
   /** The runtime's default for `cleanup` (undefined: true). */
   readonly cleanup?: boolean | undefined;
+  /** The runtime's correlation id: a step's identity when the call gives none (step-identity.ts). */
+  readonly correlationId?: string | undefined;
 }
 
 /** The step name retired-field notices use when a step has none. */
@@ -79,6 +89,11 @@ export interface BashStepOptions {
   readonly values?: StepValues;
   /** Trusted per-call variables (above the overlay, below host values). */
   readonly extra?: Readonly<Record<string, string | undefined>> | ReadonlyMap<string, string>;
+  /**
+   * The correlation variable's value for this step, and the id its errors and
+   * log events carry. Default: the runtime's; without one, a generated id
+   * names the step in errors and logs only (not in the environment).
+   */
   readonly correlationId?: string;
   /** The step's working directory. Spill files never go here. */
   readonly cwd?: string;
@@ -110,7 +125,7 @@ export interface BashStepOptions {
    * (spawn's `cleanup`). Default: the runtime's `cleanup`, which defaults to true.
    */
   readonly cleanup?: boolean;
-  /** The step's name, for notices. */
+  /** The step's name: on every error (`error.step`, and in the message) and log event of the step. */
   readonly step?: string;
   /**
    * Accepted and ignored, with one warning per step name: the amplihack
@@ -316,7 +331,7 @@ export function planBashStep(
   command: string,
   options: BashStepOptions = {},
 ): BashStepPlan {
-  return planWithInvocation(host, command, options).plan;
+  return planWithInvocation(host, command, options, host.logger).plan;
 }
 
 /** The plan and the invocation it leads to, built once (runBashStep runs that invocation). */
@@ -324,6 +339,7 @@ function planWithInvocation(
   host: BashStepHost,
   command: string,
   options: BashStepOptions,
+  log: Logger | undefined,
 ): { readonly plan: BashStepPlan; readonly invocation: BashInvocation } {
   validateCommand(command);
   validateOptions(options);
@@ -362,7 +378,7 @@ function planWithInvocation(
     file: interpreter,
     argvBytes: sizer,
     limits,
-    ...(host.logger === undefined ? {} : { log: host.logger }),
+    ...(log === undefined ? {} : { log }),
   });
   // The spill plan measured the same exec with the same model: when it fits,
   // trimming has nothing to do and the inline env is the env.
@@ -383,7 +399,7 @@ function planWithInvocation(
         argv: spill.argv,
         limits,
         sizes: spill.sizes,
-        ...(host.logger === undefined ? {} : { log: host.logger }),
+        ...(log === undefined ? {} : { log }),
       });
   const invocation = stepInvocation(interpreter, command, spill, layered.env, options);
   // The per-variable report is for explaining a plan (the CLI, a host's own
@@ -442,7 +458,31 @@ export async function runBashStep(
   command: string,
   options: BashStepOptions = {},
 ): Promise<BashStepResult> {
-  const { plan, invocation } = planWithInvocation(host, command, options);
+  const given = options as Partial<BashStepOptions> | null;
+  const identity = stepIdentity(given?.step, given?.correlationId, host.correlationId);
+  const log = stepLogger(host.logger, identity);
+  const startedAt = performance.now();
+  let childPid: number | undefined;
+  try {
+    const result = await startAndAwait(host, command, options, log, (pid) => {
+      childPid = pid;
+    });
+    logStepEnd(log, "bash", childPid, startedAt, { ok: true, value: result });
+    return result;
+  } catch (error) {
+    logStepEnd(log, "bash", childPid, startedAt, { ok: false, error });
+    throw tagStepError(error, identity);
+  }
+}
+
+async function startAndAwait(
+  host: BashStepHost,
+  command: string,
+  options: BashStepOptions,
+  log: Logger,
+  started: (pid: number | undefined) => void,
+): Promise<BashStepResult> {
+  const { plan, invocation } = planWithInvocation(host, command, options, log);
   // The plan's footprint is exact only if the planner predicted this argv's
   // size exactly (the env is the plan's own): a mismatch is a bug, caught
   // here rather than as a wrong budget.
@@ -491,6 +531,14 @@ export async function runBashStep(
     // its own copies now, and the parent's must not outlive this step.
     for (const descriptor of opened) descriptor.close();
   }
+  started(child.pid);
+  logStepStart(log, "bash", {
+    childPid: child.pid,
+    spilled: plan.spill.spilled.length,
+    spilledBytes: plan.spill.spilled.reduce((sum, s) => sum + s.bytes, 0),
+    skipped: plan.layered.skipped.length + plan.bounded.skipped.length + plan.stepSkipped.length,
+    dropped: plan.spill.dropped.length + plan.bounded.dropped.length,
+  });
   const result = await child;
   const stdout = typeof result.stdout === "string" ? result.stdout : "";
   return {

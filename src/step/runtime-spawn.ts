@@ -11,6 +11,7 @@
  */
 import { Buffer } from "node:buffer";
 import { resolve } from "node:path";
+import { performance } from "node:perf_hooks";
 import { boundedEnv, measureArgv, measureEnv } from "../env/bounded-env.js";
 import { contextNames, inheritedNames, type LayeredEnv } from "../env/layers.js";
 import type { ArgvSize } from "../env/spill-plan.js";
@@ -23,6 +24,13 @@ import { resolveFile } from "../spawn/resolve-file.js";
 import { spawn } from "../spawn/spawn.js";
 import { SPAWN_OPTION_KEYS, type SpawnOptions } from "../spawn/spawn-options.js";
 import type { Subprocess } from "../spawn/subprocess.js";
+import {
+  logStepEnd,
+  logStepStart,
+  stepIdentity,
+  stepLogger,
+  tagStepError,
+} from "./step-identity.js";
 
 export interface RuntimeSpawnHost {
   readonly parentPath: () => string | undefined;
@@ -34,6 +42,8 @@ export interface RuntimeSpawnHost {
   readonly protected: { readonly names: readonly string[]; readonly prefixes: readonly string[] };
   /** The runtime's logger for trim notices; undefined: the library logger. */
   readonly logger?: Logger | undefined;
+  /** The runtime's correlation id (step-identity.ts). */
+  readonly correlationId?: string | undefined;
 }
 
 export interface RuntimeSpawnOptions extends Omit<SpawnOptions, "env" | "path"> {
@@ -41,7 +51,10 @@ export interface RuntimeSpawnOptions extends Omit<SpawnOptions, "env" | "path"> 
   readonly context?: unknown;
   /** Trusted per-call variables. */
   readonly extra?: Readonly<Record<string, string | undefined>> | ReadonlyMap<string, string>;
+  /** The correlation variable's value, and the id errors and log events carry (as runtime.bash's). */
   readonly correlationId?: string;
+  /** The child's name: on every error (`error.step`, and in the message) and log event of the call. */
+  readonly step?: string;
   readonly limits?: Pick<Limits, "execLimit" | "maxArgStrlen">;
   /** Called with the inherited variables trimmed to fit (names and sizes): pressure from trusted layers only. */
   readonly onTrim?: (dropped: readonly SizedName[]) => void;
@@ -53,7 +66,15 @@ export interface RuntimeSpawnOptions extends Omit<SpawnOptions, "env" | "path"> 
 export const RUNTIME_SPAWN_OPTION_KEYS: ReadonlySet<string> = knownKeys<
   Omit<RuntimeSpawnOptions, keyof SpawnOptions>
 >(
-  { context: true, extra: true, correlationId: true, limits: true, onTrim: true, onSkip: true },
+  {
+    context: true,
+    extra: true,
+    correlationId: true,
+    step: true,
+    limits: true,
+    onTrim: true,
+    onSkip: true,
+  },
   new Set([...SPAWN_OPTION_KEYS].filter((key) => key !== "env" && key !== "path")),
 );
 
@@ -89,12 +110,47 @@ export function assertArgvStrings(argv: readonly string[], maxArgStrlen: number)
   );
 }
 
-/** See the module comment. Synchronous errors (bad argv, budget) throw before anything starts. */
+/**
+ * See the module comment. Synchronous errors (bad argv, budget) throw before
+ * anything starts. Every error, thrown or rejected, carries the call's
+ * `step` and `correlationId`; start and end are logged (step-identity.ts).
+ */
 export function runtimeSpawn(
   host: RuntimeSpawnHost,
   file: string,
   args: readonly string[],
   options: RuntimeSpawnOptions = {},
+): Subprocess {
+  const given = options as Partial<RuntimeSpawnOptions> | null;
+  const identity = stepIdentity(given?.step, given?.correlationId, host.correlationId);
+  const log = stepLogger(host.logger, identity);
+  const startedAt = performance.now();
+  let child: Subprocess;
+  try {
+    child = startChild(host, file, args, options, log);
+  } catch (error) {
+    logStepEnd(log, "spawn", undefined, startedAt, { ok: false, error });
+    throw tagStepError(error, identity);
+  }
+  const pid = child.pid;
+  if (pid !== undefined) logStepStart(log, "spawn", { childPid: pid });
+  // The first reaction on the result: the host's own (registered later) sees the tagged error.
+  child.result.then(
+    (value) => logStepEnd(log, "spawn", pid, startedAt, { ok: true, value }),
+    (error: unknown) => {
+      logStepEnd(log, "spawn", pid, startedAt, { ok: false, error });
+      tagStepError(error, identity);
+    },
+  );
+  return child;
+}
+
+function startChild(
+  host: RuntimeSpawnHost,
+  file: string,
+  args: readonly string[],
+  options: RuntimeSpawnOptions,
+  log: Logger,
 ): Subprocess {
   if (options === null || typeof options !== "object") {
     throw new TypeError("runtime.spawn: options must be an object");
@@ -106,7 +162,16 @@ export function runtimeSpawn(
     }
   }
   assertLimitsOption(options.limits, "runtime.spawn");
-  const { context, extra, correlationId, limits: given, onTrim, onSkip, ...spawnOptions } = options;
+  const {
+    context,
+    extra,
+    correlationId,
+    step: _step,
+    limits: given,
+    onTrim,
+    onSkip,
+    ...spawnOptions
+  } = options;
   const limits = given ?? probeLimits();
   const argv0 = typeof spawnOptions.argv0 === "string" ? spawnOptions.argv0 : file;
   assertArgvStrings([argv0, ...args], limits.maxArgStrlen);
@@ -129,7 +194,7 @@ export function runtimeSpawn(
     argv: { ...argv, bytes: argv.bytes + script },
     limits,
     sizes,
-    ...(host.logger === undefined ? {} : { log: host.logger }),
+    log,
   });
   if (bounded.skipped.length > 0) onSkip?.(bounded.skipped);
   if (bounded.dropped.length > 0) onTrim?.(bounded.dropped);
