@@ -161,6 +161,7 @@ export {
   INLINE_SCRIPT_MAX_BYTES,
   scriptNeedsFile,
 } from "./step/bash-script.js";
+export type { LineStream } from "./step/line-hub.js";
 export {
   PREAMBLE_FAILURE_STATUS,
   renderPreamble,
@@ -176,3 +177,4 @@ export {
   writeScriptDescriptor,
   writeSpillValues,
 } from "./step/spill-files.js";
+export { StepHandle } from "./step/step-handle.js";

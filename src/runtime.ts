@@ -54,6 +54,7 @@ import {
 } from "./step/bash-step.js";
 import { resolveInterpreter } from "./step/interpreter.js";
 import { type RuntimeSpawnOptions, runtimeSpawn } from "./step/runtime-spawn.js";
+import type { StepHandle } from "./step/step-handle.js";
 
 /** A host-supplied set of variables: a record (own enumerable keys) or a Map. */
 export type EnvRecord = Readonly<Record<string, string | undefined>> | ReadonlyMap<string, string>;
@@ -247,13 +248,15 @@ export interface Runtime {
   interpreter(): string;
   /**
    * Runs a bash step: layered env, spill, bounded env, exact spawn, cleanup.
-   * stdout/stderr are strings, or null for a stream `stdio` does not capture.
+   * Returns a StepHandle at once: await it for the result (stdout/stderr are
+   * strings, or null for a stream `stdio` does not capture), or read its
+   * lines while it runs (`handle.lines("stdout" | "stderr" | "all")`).
    */
-  bash(command: string, options?: undefined): Promise<BashStepResult<string>>;
+  bash(command: string, options?: undefined): StepHandle<BashStepResult<string>>;
   bash<const O extends BashStepOptions>(
     command: string,
     options: KnownKeys<O, BashStepOptions> | undefined,
-  ): Promise<BashStepResult<OutputOf<O, 1>, OutputOf<O, 2>>>;
+  ): StepHandle<BashStepResult<OutputOf<O, 1>, OutputOf<O, 2>>>;
   /** Plans a bash step without writing files or spawning (what `exactspawn explain` shows). */
   planBash(command: string, options?: BashStepOptions): BashStepPlan;
   /** Spawns an agent-style child: the layered env without step values, trimmed to fit. Typed as spawn's. */

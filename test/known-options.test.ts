@@ -125,10 +125,11 @@ describe("runtime.spawn and runtime.bash", () => {
     );
   });
 
+  // The error also carries the call's step identity (step, correlationId): matched by class and message.
   it.each([...UNKNOWN, "env", "path"])("runtime.spawn throws a TypeError naming %s", (key) => {
-    expect(() => runtime.spawn("/bin/true", [], { [key]: {} } as never)).toThrow(
-      new TypeError(`runtime.spawn: unknown option "${key}"`),
-    );
+    const call = () => runtime.spawn("/bin/true", [], { [key]: {} } as never);
+    expect(call).toThrow(TypeError);
+    expect(call).toThrow(`runtime.spawn: unknown option "${key}"`);
   });
 
   it("runtime.spawn checks onTrim and limits", () => {
@@ -137,9 +138,9 @@ describe("runtime.spawn and runtime.bash", () => {
   });
 
   it.each(UNKNOWN)("runtime.bash rejects with a TypeError naming %s", async (key) => {
-    await expect(runtime.bash("true", { [key]: true } as never)).rejects.toThrow(
-      new TypeError(`bash: unknown option "${key}"`),
-    );
+    const error = runtime.bash("true", { [key]: true } as never);
+    await expect(error).rejects.toBeInstanceOf(TypeError);
+    await expect(error).rejects.toThrow(`bash: unknown option "${key}"`);
   });
 
   it.each([

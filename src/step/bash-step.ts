@@ -32,6 +32,7 @@ import { spawn } from "../spawn/spawn.js";
 import type { SpawnOptions } from "../spawn/spawn-options.js";
 import type { SpawnResult, Subprocess } from "../spawn/subprocess.js";
 import { type BashInvocation, bashArgvSizer, bashInvocation } from "./bash-script.js";
+import type { LineHub } from "./line-hub.js";
 import { spillReads } from "./preamble.js";
 import {
   type DescriptorKind,
@@ -39,6 +40,7 @@ import {
   writeScriptDescriptor,
   writeSpillValues,
 } from "./spill-files.js";
+import { StepHandle } from "./step-handle.js";
 import {
   logStepEnd,
   logStepStart,
@@ -111,6 +113,8 @@ export interface BashStepOptions {
   /** Milliseconds; then killSignal to the step's process group, then SIGKILL. */
   readonly timeout?: number;
   readonly killSignal?: string | number;
+  /** Milliseconds between killSignal and SIGKILL after a timeout or abort. Default 2000 (spawn's). */
+  readonly killGraceMs?: number;
   readonly signal?: AbortSignal;
   /** Written to the step's stdin (otherwise stdin is /dev/null). */
   readonly input?: string | Uint8Array;
@@ -118,6 +122,8 @@ export interface BashStepOptions {
   readonly stdio?: SpawnOptions["stdio"];
   /** Confines the step and everything it starts (docs/sandbox.md). Default: the runtime's `sandbox`. */
   readonly sandbox?: SandboxOptions;
+  /** Also collect stdout and stderr interleaved line by line, as the result's `all`. Default false. */
+  readonly all?: boolean;
   /** Reject on a non-zero exit, a signal, a timeout or an abort. Default true. */
   readonly reject?: boolean;
   /**
@@ -147,6 +153,8 @@ export const BASH_STEP_OPTION_KEYS = knownKeys<BashStepOptions>({
   tmpdir: true,
   timeout: true,
   killSignal: true,
+  killGraceMs: true,
+  all: true,
   signal: true,
   input: true,
   stdio: true,
@@ -192,6 +200,8 @@ export interface BashStepPlan {
 /** A step's outcome; runtime.bash types stdout/stderr from its `stdio`: string, or null when not captured. */
 export interface BashStepResult<Stdout = string | null, Stderr = Stdout>
   extends SpawnResult<Stdout, Stderr> {
+  /** With `all: true`: stdout's and stderr's lines interleaved as they arrived, each ending in "\n". */
+  readonly all?: string;
   /** stdout with trailing whitespace removed: the step's output value. */
   readonly output: string;
   readonly interpreter: string;
@@ -227,6 +237,9 @@ function validateOptions(options: unknown): asserts options is BashStepOptions {
     if (value !== undefined && (typeof value !== "string" || value.length === 0)) {
       throw new TypeError(`bash: options.${key} must be a non-empty string`);
     }
+  }
+  if (o["all"] !== undefined && typeof o["all"] !== "boolean") {
+    throw new TypeError("bash: options.all must be a boolean");
   }
   assertLimitsOption(o["limits"], "bash");
 }
@@ -453,35 +466,84 @@ function stepInvocation(
  * are closed as soon as the child has started, and bash closes its own
  * before the command runs.
  */
-export async function runBashStep(
+export function runBashStep(
   host: BashStepHost,
   command: string,
   options: BashStepOptions = {},
-): Promise<BashStepResult> {
+): StepHandle<BashStepResult> {
   const given = options as Partial<BashStepOptions> | null;
   const identity = stepIdentity(given?.step, given?.correlationId, host.correlationId);
   const log = stepLogger(host.logger, identity);
   const startedAt = performance.now();
-  let childPid: number | undefined;
+  let started: StartedStep;
   try {
-    const result = await startAndAwait(host, command, options, log, (pid) => {
-      childPid = pid;
-    });
-    logStepEnd(log, "bash", childPid, startedAt, { ok: true, value: result });
-    return result;
+    started = startStep(host, command, options, log);
   } catch (error) {
-    logStepEnd(log, "bash", childPid, startedAt, { ok: false, error });
-    throw tagStepError(error, identity);
+    logStepEnd(log, "bash", undefined, startedAt, { ok: false, error });
+    return StepHandle.failed(tagStepError(error, identity));
   }
+  const { child, plan } = started;
+  logStepStart(log, "bash", {
+    childPid: child.pid,
+    spilled: plan.spill.spilled.length,
+    spilledBytes: plan.spill.spilled.reduce((sum, s) => sum + s.bytes, 0),
+    skipped: plan.layered.skipped.length + plan.bounded.skipped.length + plan.stepSkipped.length,
+    dropped: plan.spill.dropped.length + plan.bounded.dropped.length,
+  });
+  const outcome = async (hub: () => LineHub | undefined): Promise<BashStepResult> => {
+    try {
+      const result = await child;
+      const lines = options.all === true ? hub() : undefined;
+      if (lines !== undefined) await lines.done;
+      const value = stepResult(result, plan, lines?.all());
+      logStepEnd(log, "bash", child.pid, startedAt, { ok: true, value });
+      return value;
+    } catch (error) {
+      logStepEnd(log, "bash", child.pid, startedAt, { ok: false, error });
+      throw tagStepError(error, identity);
+    }
+  };
+  return new StepHandle(child, outcome, options.all === true);
 }
 
-async function startAndAwait(
+interface StartedStep {
+  readonly child: Subprocess<SpawnResult<string | null>>;
+  readonly plan: BashStepPlan;
+}
+
+/** The result a step resolves with: spawn's, plus what the plan decided (names and sizes). */
+function stepResult(
+  result: SpawnResult<string | null>,
+  plan: BashStepPlan,
+  all: string | undefined,
+): BashStepResult {
+  const stdout = typeof result.stdout === "string" ? result.stdout : "";
+  return {
+    ...result,
+    ...(all === undefined ? {} : { all }),
+    output: stdout.trimEnd(),
+    interpreter: plan.interpreter,
+    scriptMode: plan.scriptMode,
+    spilled: plan.spill.spilled,
+    dropped: [
+      ...plan.spill.dropped,
+      ...plan.bounded.dropped.map((d) => ({ ...d, reason: "trimmed" })),
+    ],
+    skipped: [
+      ...plan.layered.skipped.map((s) => ({ name: skippedName(s), reason: s.reason })),
+      ...plan.bounded.skipped.map((s) => ({ name: s.name, reason: "aggregate_env_budget" })),
+      ...plan.stepSkipped.map((s) => ({ name: s.name, reason: s.reason })),
+    ],
+  };
+}
+
+/** Plans the step and starts bash (synchronously); throws what planning or starting throws. */
+function startStep(
   host: BashStepHost,
   command: string,
   options: BashStepOptions,
   log: Logger,
-  started: (pid: number | undefined) => void,
-): Promise<BashStepResult> {
+): StartedStep {
   const { plan, invocation } = planWithInvocation(host, command, options, log);
   // The plan's footprint is exact only if the planner predicted this argv's
   // size exactly (the env is the plan's own): a mismatch is a bug, caught
@@ -518,6 +580,7 @@ async function startAndAwait(
       ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
       ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
       ...(options.killSignal === undefined ? {} : { killSignal: options.killSignal }),
+      ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       ...(options.input === undefined ? {} : { input: options.input }),
       stdio,
@@ -531,30 +594,5 @@ async function startAndAwait(
     // its own copies now, and the parent's must not outlive this step.
     for (const descriptor of opened) descriptor.close();
   }
-  started(child.pid);
-  logStepStart(log, "bash", {
-    childPid: child.pid,
-    spilled: plan.spill.spilled.length,
-    spilledBytes: plan.spill.spilled.reduce((sum, s) => sum + s.bytes, 0),
-    skipped: plan.layered.skipped.length + plan.bounded.skipped.length + plan.stepSkipped.length,
-    dropped: plan.spill.dropped.length + plan.bounded.dropped.length,
-  });
-  const result = await child;
-  const stdout = typeof result.stdout === "string" ? result.stdout : "";
-  return {
-    ...result,
-    output: stdout.trimEnd(),
-    interpreter: plan.interpreter,
-    scriptMode: invocation.mode,
-    spilled: plan.spill.spilled,
-    dropped: [
-      ...plan.spill.dropped,
-      ...plan.bounded.dropped.map((d) => ({ ...d, reason: "trimmed" })),
-    ],
-    skipped: [
-      ...plan.layered.skipped.map((s) => ({ name: skippedName(s), reason: s.reason })),
-      ...plan.bounded.skipped.map((s) => ({ name: s.name, reason: "aggregate_env_budget" })),
-      ...plan.stepSkipped.map((s) => ({ name: s.name, reason: s.reason })),
-    ],
-  };
+  return { child, plan };
 }

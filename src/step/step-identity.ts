@@ -38,18 +38,10 @@ export function stepIdentity(
 }
 
 /**
- * How an error's message names its step: `step "build"`. The correlation id
- * is a field, not message text: it may be a value the host put in the
- * environment (the correlation variable).
- */
-function stepLabel(identity: StepIdentity): string {
-  return identity.step === undefined ? "unnamed step" : `step "${displayName(identity.step)}"`;
-}
-
-/**
  * Puts the step's identity on an error (own enumerable `step` and
- * `correlationId`) and its name in front of the message (and the stack's
- * first line). Idempotent; non-objects are returned as they are.
+ * `correlationId`) and, for a named step, `step "NAME": ` in front of the
+ * message (and the stack's first line). Idempotent; non-objects are
+ * returned as they are.
  */
 export function tagStepError<E>(error: E, identity: StepIdentity): E {
   if (error === null || typeof error !== "object") return error;
@@ -61,9 +53,11 @@ export function tagStepError<E>(error: E, identity: StepIdentity): E {
       value: identity.correlationId,
       enumerable: true,
     });
-    if (error instanceof Error) {
+    // The message names a named step; the correlation id stays a field (it
+    // may be a value the host put in the environment, the correlation variable).
+    if (error instanceof Error && identity.step !== undefined) {
       const before = error.message;
-      const message = `${stepLabel(identity)}: ${before}`;
+      const message = `step "${displayName(identity.step)}": ${before}`;
       Object.defineProperty(error, "message", {
         value: message,
         writable: true,

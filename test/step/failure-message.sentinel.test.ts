@@ -66,7 +66,7 @@ describe("a failed run's error names the program, never a value", () => {
     // The oracle: bash really printed the value.
     expect(error.stderrTail).toContain(SENTINEL);
     expect(error).toMatchObject({ reason: "exit", exitCode: status });
-    expect(error.message).toMatch(/^unnamed step: Command failed with exit code \d+: \S*bash \(/);
+    expect(error.message).toMatch(/^Command failed with exit code \d+: \S*bash \(/);
     expect(error.message).toMatch(/stderr \d+ bytes, tail in error\.stderrTail/);
     expect(messageSide(error)).not.toContain(SENTINEL);
     hostLog.logger.error({ err: error }, "step failed");
@@ -87,7 +87,7 @@ describe("a failed run's error names the program, never a value", () => {
       .map((arg) => Buffer.byteLength(arg) + 1)
       .reduce((a, b) => a + b, 0);
     expect(error.message).toBe(
-      `unnamed step: Command failed with exit code 7: sh (4 more argument(s), ${promptBytes} bytes, in error.argv; ` +
+      `Command failed with exit code 7: sh (4 more argument(s), ${promptBytes} bytes, in error.argv; ` +
         `stdout ${prompt.length} bytes, tail in error.stdoutTail; ` +
         `stderr ${prompt.length} bytes, tail in error.stderrTail)`,
     );
@@ -103,9 +103,7 @@ describe("a failed run's error names the program, never a value", () => {
       runtime.spawn("sh", ["-c", "sleep 30", "sh", SENTINEL], { timeout: 100 }),
     );
     expect(error.reason).toBe("timeout");
-    expect(error.message).toMatch(
-      /^unnamed step: Command timed out after 100 ms \(SIGTERM\): sh \(/,
-    );
+    expect(error.message).toMatch(/^Command timed out after 100 ms \(SIGTERM\): sh \(/);
     expect(messageSide(error)).not.toContain(SENTINEL);
     expect(logs()).not.toContain(SENTINEL);
   });

@@ -55,7 +55,7 @@ describe("errors name their step", () => {
     expect(first.correlationId).toMatch(UUID);
     expect(second.correlationId).toMatch(UUID);
     expect(first.correlationId).not.toBe(second.correlationId);
-    expect(first.message).toMatch(/^unnamed step: Command failed/);
+    expect(first.message).toMatch(/^Command failed/);
     expect(first.stdout).not.toContain(first.correlationId);
   });
 
