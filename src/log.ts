@@ -35,6 +35,8 @@ export function logger(): Logger {
   return current;
 }
 
+let hostSet = false;
+
 /**
  * A host's pino logger as the library writes to it: a child bound to
  * `lib: "exactspawn"`, so the host can route or filter the library's events.
@@ -50,4 +52,10 @@ export function libraryChild(host: Logger): Logger {
  */
 export function setLogger(next: Logger | undefined): void {
   current = next === undefined ? undefined : libraryChild(next);
+  hostSet = next !== undefined;
+}
+
+/** Whether a host has set its own logger. */
+export function hostLoggerSet(): boolean {
+  return hostSet;
 }

@@ -1,6 +1,8 @@
 /**
- * The one loader of the native addon (node-gyp-build): lazy, cached, typed,
- * and explicit about why it could not load.
+ * The one loader of the native addon: lazy, cached, typed, and explicit about
+ * why it could not load. The file is chosen by native-locate.ts (architecture
+ * and C library checked); a kernel without what the addon needs turns it off
+ * here, at load, with the reason.
  *
  * The addon is off when EXACTSPAWN_NATIVE is "0"/"off"/"false" or after
  * `disableNative()`; then every caller takes the documented fallback path.
@@ -10,7 +12,8 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { firstLine } from "./errors.js";
-import { logger } from "./log.js";
+import { hostLoggerSet, libraryChild, logger, stderrLogger } from "./log.js";
+import { hostLibc, locateAddon } from "./native-locate.js";
 
 /** One probed field: a number, "unlimited", or the errno name of a failed read. */
 export interface RawProbedValue {
@@ -181,6 +184,11 @@ export interface NativeBinding {
    * program) and returns its pid. Throws a system error (syscall "posix_spawn").
    */
   startWatchdog?(program: { file: string; argv: readonly string[] }): number;
+  /**
+   * What the running kernel offers of what the addon needs: pidfd_open (Linux
+   * 5.3) and close_range (5.9), probed with harmless calls at load.
+   */
+  kernelSupport?(): { pidfdOpen: boolean; closeRange: boolean };
   /** memfd_create + write + seal → a close-on-exec fd at offset 0 (syscall "memfd_create" on failure). */
   sealedMemfd?(name: string, bytes: Buffer): number;
 }
@@ -199,16 +207,44 @@ let cached: { binding: NativeBinding | null; status: NativeStatus } | undefined;
 let forcedOff = false;
 
 function platformTuple(): string {
-  const report = process.report?.getReport() as
+  const report = process.report?.getReport?.() as
     | { header?: { glibcVersionRuntime?: string } }
     | undefined;
   const glibc = report?.header?.glibcVersionRuntime;
-  return `${process.platform}-${process.arch} ${glibc ? `glibc-${glibc}` : "libc-unknown"} node-${process.versions.node} abi-${process.versions.modules}`;
+  const libc = glibc ? `glibc-${glibc}` : (hostLibc() ?? "libc-unknown");
+  return `${process.platform}-${process.arch} ${libc} node-${process.versions.node} abi-${process.versions.modules}`;
 }
 
 function envForcesOff(): boolean {
   const v = (process.env["EXACTSPAWN_NATIVE"] ?? "").toLowerCase();
   return v === "0" || v === "off" || v === "false";
+}
+
+/** The kernel calls the addon cannot do without, with the release that added each. */
+const KERNEL_NEEDS = [
+  ["pidfdOpen", "pidfd_open (Linux 5.3)"],
+  ["closeRange", "close_range (Linux 5.9)"],
+] as const;
+
+/** Why the running kernel cannot carry the addon, or undefined when it can. */
+function kernelShortfall(binding: NativeBinding): string | undefined {
+  const support = binding.kernelSupport?.();
+  if (support === undefined) return undefined;
+  const missing = KERNEL_NEEDS.filter(([key]) => !support[key]).map(([, what]) => what);
+  return missing.length === 0 ? undefined : `the kernel lacks ${missing.join(" and ")}`;
+}
+
+/**
+ * Says once that the fallback is in use: through the host's logger when one is
+ * set (or a level was chosen), else as one line on stderr whatever the default
+ * level, so a host whose addon did not load is told.
+ */
+function warnFallback(platform: string, cause: string): void {
+  const chosen = hostLoggerSet() || process.env["EXACTSPAWN_LOG_LEVEL"] !== undefined;
+  (chosen ? logger() : libraryChild(stderrLogger("warn"))).warn(
+    { platform, cause },
+    "exactspawn: native addon unavailable, using the child_process fallback",
+  );
 }
 
 function load(): { binding: NativeBinding | null; status: NativeStatus } {
@@ -217,21 +253,29 @@ function load(): { binding: NativeBinding | null; status: NativeStatus } {
     const why = forcedOff ? "disabled by disableNative()" : "disabled by EXACTSPAWN_NATIVE";
     return { binding: null, status: { loaded: false, reason: why, platform } };
   }
+  let binding: NativeBinding | null = null;
+  let cause: string;
+  let failure: unknown;
   try {
-    const require = createRequire(import.meta.url);
-    const nodeGypBuild = require("node-gyp-build") as (dir: string) => NativeBinding;
-    const binding = nodeGypBuild(PACKAGE_ROOT);
-    return { binding, status: { loaded: true, reason: undefined, platform } };
-  } catch (error) {
-    const cause = firstLine(error);
-    const reason = `could not load the native addon on ${platform}: ${cause}`;
-    if ((process.env["EXACTSPAWN_NATIVE"] ?? "").toLowerCase() === "required") {
-      throw new Error(reason, { cause: error });
+    const located = locateAddon(PACKAGE_ROOT);
+    if (located.path === undefined) throw new Error(located.reason);
+    binding = createRequire(import.meta.url)(located.path) as NativeBinding;
+    const shortfall = kernelShortfall(binding);
+    if (shortfall === undefined) {
+      return { binding, status: { loaded: true, reason: undefined, platform } };
     }
-    // At error, the default level: a host whose addon failed to load must hear of it (docs/fallback.md).
-    logger().error({ platform, cause }, "exactspawn: native addon unavailable, using the fallback");
-    return { binding: null, status: { loaded: false, reason, platform } };
+    cause = shortfall;
+    failure = new Error(shortfall);
+  } catch (error) {
+    cause = firstLine(error);
+    failure = error;
   }
+  const reason = `could not load the native addon on ${platform}: ${cause}`;
+  if ((process.env["EXACTSPAWN_NATIVE"] ?? "").toLowerCase() === "required") {
+    throw new Error(reason, { cause: failure });
+  }
+  warnFallback(platform, cause);
+  return { binding: null, status: { loaded: false, reason, platform } };
 }
 
 /** The addon, or null when it is off or failed to load (see `nativeStatus()`). */

@@ -43,6 +43,9 @@ export default function setup(): () => void {
   // Fault hosts run as `nobody` under scratch directories in here.
   chmodSync(runTmp, 0o755);
   const outerTmp = process.env["TMPDIR"];
+  // Node >= 22 tooling may enable the module compile cache, which lives in
+  // TMPDIR and would read as a leak: the runs under test keep it off.
+  process.env["NODE_DISABLE_COMPILE_CACHE"] = "1";
   process.env["TMPDIR"] = runTmp;
   process.env[OWNER] = runTmp;
   return () => {

@@ -82,7 +82,10 @@ describe("a package without any build", () => {
     );
     const report = JSON.parse(run.stdout);
     expect(report.status.loaded).toBe(false);
-    expect(report.status.reason).toMatch(/could not load the native addon on linux-x64 .*node-20/);
+    expect(report.status.reason).toContain(
+      `could not load the native addon on linux-${process.arch} `,
+    );
+    expect(report.status.reason).toContain(` node-${process.versions.node} `);
     expect(report.status.reason).toMatch(/No native build was found/);
     expect(report.limits.source).toBe("fallback");
     const warnings = run.stderr
@@ -92,6 +95,24 @@ describe("a package without any build", () => {
       .map((l) => JSON.parse(l));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatchObject({ level: 40, msg: expect.stringMatching(/fallback/) });
+  });
+
+  it("warns on stderr at the default level, and only through the host's logger once one is set", () => {
+    const bare = runNode(
+      `import { probeLimits } from "./dist/index.js"; probeLimits();`,
+      { EXACTSPAWN_LOG_LEVEL: undefined },
+      dir,
+    );
+    expect(bare.stderr.trim().split("\n")).toEqual([expect.stringMatching(/"level":40.*fallback/)]);
+    const hosted = runNode(
+      `import pino from "pino"; import { probeLimits, setLogger } from "./dist/index.js";
+       const lines = []; setLogger(pino({ level: "warn" }, { write: (l) => lines.push(l) }));
+       probeLimits(); console.log(JSON.stringify(lines.map((l) => JSON.parse(l).msg)));`,
+      { EXACTSPAWN_LOG_LEVEL: undefined },
+      dir,
+    );
+    expect(hosted.stderr).toBe("");
+    expect(JSON.parse(hosted.stdout)).toEqual([expect.stringMatching(/fallback/)]);
   });
 
   it("throws with EXACTSPAWN_NATIVE=required", () => {

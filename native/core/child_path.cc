@@ -2,6 +2,7 @@
 #include "child_path.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -46,22 +47,41 @@ struct KernelRlimit {
   uint64_t hard;
 };
 
-// Shared between parent and child (CLONE_VM). The child writes error and
-// syscall only when it is about to exit; the parent reads them after clone()
-// returns, which CLONE_VFORK delays until the child has exec'ed or exited.
+// What a child on the copy-on-write path writes into its start-status pipe
+// when a step fails: one write(2) of less than PIPE_BUF bytes, so the parent
+// reads all of it or nothing.
+struct StartStatus {
+  int32_t error;
+  char step[sizeof(ChildPathFailure::syscall)];
+};
+
+// The parent's data the child reads. On the shared-memory path (CLONE_VM)
+// the child also writes error and syscall, only when it is about to exit;
+// the parent reads them after clone() returns, which CLONE_VFORK delays until
+// the child has exec'ed or exited. On the copy-on-write path the child has
+// its own copy of all of it and reports through status_fd instead.
 struct ChildArgs {
   const SpawnRequest* request;
   const ExecControls* controls;
   int* sources;  // scratch copy of request->stdio the child may rewrite
   pid_t parent;
+  int status_fd;  // the start-status pipe's write end (copy-on-write path), else -1
   volatile int error;
   const char* volatile syscall;
 };
 
-// Stores the failure for the parent and ends the child (exit status 127).
+// Reports the failure to the parent and ends the child (exit status 127).
 [[noreturn]] EXACTSPAWN_CHILD_CODE void fail(ChildArgs* args, const char* name) {
-  args->error = errno != 0 ? errno : EIO;
-  args->syscall = name;
+  const int error = errno != 0 ? errno : EIO;
+  if (args->status_fd >= 0) {
+    StartStatus status = {};
+    status.error = error;
+    for (size_t i = 0; i + 1 < sizeof status.step && name[i] != '\0'; ++i) status.step[i] = name[i];
+    syscall(SYS_write, args->status_fd, &status, sizeof status);
+  } else {
+    args->error = error;
+    args->syscall = name;
+  }
   syscall(SYS_exit, 127);
   __builtin_unreachable();
 }
@@ -72,6 +92,13 @@ struct ChildArgs {
 EXACTSPAWN_CHILD_CODE void setup_stdio(ChildArgs* args) {
   const int count = static_cast<int>(args->request->stdio_count);
   int* sources = args->sources;
+  // The start-status pipe outlives the stdio set-up (it closes at exec): it
+  // moves above every slot first, so no dup lands on it, and is spared below.
+  if (args->status_fd >= 0 && args->status_fd < count) {
+    long moved = syscall(SYS_fcntl, args->status_fd, F_DUPFD_CLOEXEC, count);
+    if (moved < 0) fail(args, "fcntl");
+    args->status_fd = static_cast<int>(moved);
+  }
   for (int i = 0; i < count; ++i) {
     int source = sources[i];
     if (source >= 0 && source < count && source != i) {
@@ -97,7 +124,15 @@ EXACTSPAWN_CHILD_CODE void setup_stdio(ChildArgs* args) {
       if (opened) syscall(SYS_close, source);
     }
   }
-  if (syscall(SYS_close_range, count, ~0U, 0) != 0) fail(args, "close_range");
+  const int keep = args->status_fd;
+  if (keep < 0) {
+    if (syscall(SYS_close_range, count, ~0U, 0) != 0) fail(args, "close_range");
+    return;
+  }
+  if (keep > count && syscall(SYS_close_range, count, keep - 1, 0) != 0) {
+    fail(args, "close_range");
+  }
+  if (syscall(SYS_close_range, keep + 1, ~0U, 0) != 0) fail(args, "close_range");
 }
 
 EXACTSPAWN_CHILD_CODE void apply_credentials(ChildArgs* args) {
@@ -172,7 +207,8 @@ EXACTSPAWN_CHILD_CODE int child_main(void* raw) {
 // thread's first spawn and kept for its later ones (unmapped when the thread
 // ends). Reuse is safe: CLONE_VFORK keeps the thread suspended until the
 // child has exec'ed (a new address space) or exited, so at most one child
-// runs on it, and only while its owner waits. Mapping a stack per spawn
+// runs on it, and only while its owner waits; a copy-on-write child runs on
+// its own copy. Mapping a stack per spawn
 // cost an mmap, an mprotect and an munmap, and the munmap a TLB flush on
 // every CPU that ran one of the process's threads.
 class ChildStack {
@@ -219,11 +255,58 @@ class ChildStack {
 // One per thread that spawns: two threads never share a stack.
 thread_local ChildStack thread_stack;
 
+void name_step(ChildPathFailure* failure, const char* name) {
+  size_t i = 0;
+  for (; i + 1 < sizeof failure->syscall && name[i] != '\0'; ++i) failure->syscall[i] = name[i];
+  failure->syscall[i] = '\0';
+}
+
+// Blocks every signal (glibc's internal ones too: a raw call, since glibc's
+// sigprocmask filters them) around clone, so no handler runs in the child
+// before it has reset the dispositions; the child inherits this mask.
+pid_t clone_blocked(ChildArgs* args, void* stack_top, int flags, int* clone_errno) {
+  const int saved_errno =
+      errno;  // a shared-memory child's syscall() calls write this thread's errno
+  uint64_t all = ~uint64_t{0};
+  uint64_t old = 0;
+  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, sizeof all);
+  pid_t child = clone(child_main, stack_top, flags, args);
+  *clone_errno = errno;
+  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, nullptr, sizeof old);
+  errno = saved_errno;
+  return child;
+}
+
+void reap_failed(pid_t child) {
+  const int saved_errno = errno;
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  errno = saved_errno;
+}
+
 }  // namespace
+
+bool needs_private_memory(const ExecControls& controls) {
+  return controls.set_uid || controls.set_gid || controls.set_groups;
+}
+
+int read_start_status(int fd, ChildPathFailure* failure) {
+  StartStatus status = {};
+  long n;
+  do {
+    n = read(fd, &status, sizeof status);
+  } while (n < 0 && errno == EINTR);
+  if (n != static_cast<long>(sizeof status)) return 0;  // exec'ed (EOF, EAGAIN) or nothing to say
+  status.step[sizeof status.step - 1] = '\0';
+  name_step(failure, status.step[0] != '\0' ? status.step : "execve");
+  failure->in_child = true;
+  return status.error > 0 ? -status.error : -EIO;
+}
 
 int spawn_child_path(const SpawnRequest& request, const ExecControls& controls, pid_t* pid,
                      ChildPathFailure* failure) {
-  failure->syscall = "clone";
+  name_step(failure, "clone");
   failure->in_child = false;
   if (request.file == nullptr || request.argv == nullptr || request.envp == nullptr ||
       request.stdio == nullptr || request.stdio_count < 3 ||
@@ -235,36 +318,55 @@ int spawn_child_path(const SpawnRequest& request, const ExecControls& controls, 
   std::vector<int> sources(request.stdio, request.stdio + request.stdio_count);
   ChildStack& stack = thread_stack;
   if (int error = stack.ensure(); error != 0) {
-    failure->syscall = stack.failed_syscall();
+    name_step(failure, stack.failed_syscall());
     return -error;
   }
+  ChildArgs args = {&request, &controls, sources.data(), getpid(), -1, 0, nullptr};
+  int clone_errno = 0;
 
-  ChildArgs args = {&request, &controls, sources.data(), getpid(), 0, nullptr};
-  const int saved_errno = errno;  // the child's syscall() calls write this thread's errno
-  const bool credentials = controls.set_uid || controls.set_gid;
-  const int dumpable = credentials ? prctl(PR_GET_DUMPABLE) : -1;
-
-  // Block everything, glibc's internal signals too (a raw call: glibc's
-  // sigprocmask filters them), so no handler runs in the child before it
-  // has reset the dispositions; the child inherits this mask.
-  uint64_t all = ~uint64_t{0};
-  uint64_t old = 0;
-  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, sizeof all);
-  pid_t child = clone(child_main, stack.top(), CLONE_VM | CLONE_VFORK | SIGCHLD, &args);
-  const int clone_errno = errno;
-  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, nullptr, sizeof old);
-
-  if (dumpable == 1 && prctl(PR_GET_DUMPABLE) != 1) prctl(PR_SET_DUMPABLE, 1);
-  errno = saved_errno;
-  if (child < 0) return -clone_errno;
-  if (args.error != 0) {
-    int status = 0;
-    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  if (!needs_private_memory(controls)) {
+    pid_t child = clone_blocked(&args, stack.top(), CLONE_VM | CLONE_VFORK | SIGCHLD, &clone_errno);
+    if (child < 0) return -clone_errno;
+    if (args.error != 0) {
+      reap_failed(child);
+      name_step(failure, args.syscall);
+      failure->in_child = true;
+      return -args.error;
     }
-    errno = saved_errno;
-    failure->syscall = args.syscall;
-    failure->in_child = true;
-    return -args.error;
+    *pid = child;
+    return 0;
+  }
+
+  // A child that changes its credentials never shares the host's memory: a
+  // copy-on-write clone (as fork(2) does). With CLONE_VM the kernel would
+  // mark the shared mm non-dumpable at the uid change, and that flag alone
+  // would stand between the target uid and the host's memory; this way the
+  // host's dumpable flag is never touched. Exec success or the failing step
+  // comes back through a close-on-exec pipe: EOF at exec, a StartStatus on
+  // failure.
+  int status_pipe[2];
+  if (pipe2(status_pipe, O_CLOEXEC) != 0) {
+    name_step(failure, "pipe2");
+    return -errno;
+  }
+  args.status_fd = status_pipe[1];
+  pid_t child = clone_blocked(&args, stack.top(), SIGCHLD, &clone_errno);
+  close(status_pipe[1]);
+  if (child < 0) {
+    close(status_pipe[0]);
+    return -clone_errno;
+  }
+  // Waits for the exec (EOF) or the report. Another thread's copy-on-write
+  // child may hold a copy of the write end until its own exec.
+  int err = 0;
+  struct pollfd ready = {status_pipe[0], POLLIN, 0};
+  while ((err = poll(&ready, 1, -1)) < 0 && errno == EINTR) {
+  }
+  err = read_start_status(status_pipe[0], failure);
+  close(status_pipe[0]);
+  if (err < 0) {
+    reap_failed(child);
+    return err;
   }
   *pid = child;
   return 0;

@@ -3,17 +3,31 @@
 // no_new_privs, a parent-death signal, and glibc's internal signals 32 and 33
 // back at SIG_DFL.
 //
-// The parent blocks every signal (glibc's internal ones included) on the
-// calling thread and calls clone(2) with CLONE_VM | CLONE_VFORK onto a stack
-// of its own (mmap(2), one PROT_NONE guard page below it; one per thread,
-// mapped once and reused by its later spawns). The calling thread
-// is suspended until the child has called execve(2) or exited, so the child
-// may write into the parent's memory: a failure before the exec is stored
-// there as an errno plus the name of the failing system call, and the child
-// exits 127 (the parent reaps it before returning).
+// Two ways to start it, one child routine. The parent blocks every signal
+// (glibc's internal ones included) on the calling thread around clone(2),
+// onto a stack of its own (mmap(2), one PROT_NONE guard page below it; one
+// per thread, mapped once and reused by its later spawns).
+// - A child that keeps the host's credentials: CLONE_VM | CLONE_VFORK. The
+//   calling thread is suspended until the child has called execve(2) or
+//   exited, so the child may write into the parent's memory: a failure
+//   before the exec is stored there as an errno plus the name of the failing
+//   system call, and the child exits 127 (the parent reaps it before
+//   returning).
+// - A child that changes them (uid, gid or groups): a copy-on-write clone
+//   (no CLONE_VM, no CLONE_VFORK; what fork(2) does), so it never shares the
+//   host's memory. With CLONE_VM the kernel marks the shared mm non-dumpable
+//   at the uid change (commit_creds; see PR_SET_DUMPABLE in prctl(2)), and
+//   that flag alone would keep the target uid, which may signal and stop the
+//   child, from the host's memory (/proc/PID/mem); a host thread restoring it
+//   raced with another thread's child. The host's dumpable flag is never
+//   touched. The child reports a failed step through a close-on-exec
+//   start-status pipe (nothing arrives when the exec succeeds), then exits
+//   127. CPython's _posixsubprocess makes the same choice (no vfork when
+//   credentials are asked).
 //
 // The child runs only raw system calls (syscall(2)): it shares the parent's
-// memory, locks and TLS, so no allocator and no libc wrapper that takes a lock
+// memory, locks and TLS (or a copy of them taken while another thread may
+// have held a lock), so no allocator and no libc wrapper that takes a lock
 // or talks to other threads. In particular glibc's setuid/setgid/setgroups
 // apply the change to every thread of the process (SIGSETXID; see nptl(7)):
 // they walk glibc's thread list under its lock, and from a CLONE_VM child
@@ -21,8 +35,8 @@
 // miss, since tgkill names the child's pid, so the parent's threads kept
 // their ids in a test; a parent thread holding the lock at clone time would
 // still hang the child and the spawning thread with it.) The raw system calls
-// change only the child and take no lock. CPython avoids vfork altogether
-// when credentials are asked; glibc's spawni uses raw calls (local-setxid.h).
+// change only the child and take no lock. glibc's spawni uses raw calls too
+// (local-setxid.h).
 //
 // Order in the child, chosen for privileges: every signal disposition to
 // SIG_DFL (rt_sigaction on 1..64 except SIGKILL/SIGSTOP, so no handler of the
@@ -34,11 +48,8 @@
 // the signal fires when the THREAD that spawned the child exits, e.g. a
 // worker thread, not only the process; PR_SET_NO_NEW_PRIVS; umask(2);
 // chdir(2) as the new user; stdio dup'ed onto 0..n-1 and every other fd
-// closed (close_range(2)); an empty signal mask; execve(2).
-//
-// A uid or gid change marks the shared mm non-dumpable (the kernel's
-// commit_creds; see PR_SET_DUMPABLE in prctl(2)), i.e. the parent's: the
-// parent restores its own dumpable flag after the child has exec'ed.
+// closed (close_range(2); the start-status pipe is kept until exec closes
+// it); an empty signal mask; execve(2).
 #pragma once
 
 #include <sys/resource.h>
@@ -77,17 +88,26 @@ struct ExecControls {
   const SandboxPlan* sandbox = nullptr;
 };
 
-// Where a start failed: the system call's name (a static string) and the
-// errno. `in_child` is false for failures of the parent (mmap, clone).
+// Where a start failed: the system call's name (NUL-terminated) and the
+// errno. `in_child` is false for failures of the parent (mmap, pipe2, clone).
 struct ChildPathFailure {
-  const char* syscall = nullptr;
+  char syscall[28] = {};
   bool in_child = false;
 };
+
+// Whether the child is started copy-on-write (it changes its credentials).
+bool needs_private_memory(const ExecControls& controls);
 
 // Starts the child; on success stores its pid and returns 0. Otherwise
 // returns -errno and names the failing call in *failure; no child is left
 // behind (a child that failed before exec has been reaped).
 int spawn_child_path(const SpawnRequest& request, const ExecControls& controls, pid_t* pid,
                      ChildPathFailure* failure);
+
+// Reads a copy-on-write child's start-status pipe without waiting (its read
+// end must be O_NONBLOCK, or the child must be gone): 0 when nothing was
+// reported (the exec succeeded, or has not happened yet), else -errno with
+// the failing step named in *failure.
+int read_start_status(int fd, ChildPathFailure* failure);
 
 }  // namespace exactspawn

@@ -3,12 +3,15 @@
  * argv + envp + pointers, the exact model) is still over the limit after the
  * spill, the pressure is resolved by who created it:
  *   1. trusted pressure: while the trusted variables alone (everything but the
- *      untrusted entries) are over the limit, non-protected inherited
- *      variables are dropped, largest first (ties: the name that sorts first);
+ *      untrusted entries, with `trustedArgv`: the argv without anything
+ *      untrusted input added to it) are over the limit, non-protected
+ *      inherited variables are dropped, largest first (ties: the name that
+ *      sorts first);
  *   2. untrusted pressure: then, while the whole is over the limit, untrusted
- *      entries (exported context) are skipped, largest first, reason
- *      "aggregate_env_budget" — untrusted bytes never evict a trusted variable
- *      and never refuse the step.
+ *      entries (exported context and step values, empty ones included) are
+ *      skipped, largest first, reason "aggregate_env_budget" — untrusted bytes
+ *      (each entry's name, value and pointer, and what it added to argv)
+ *      never evict a trusted variable and never refuse the step.
  * Protected names and trusted variables that did not come from the inherited
  * environment are never dropped; when they alone do not fit, EnvBudgetError
  * names them and their sizes.
@@ -36,6 +39,12 @@ export interface BoundedEnvInput {
   readonly file: string;
   /** The full argv (argv[0] included), or its measured size (e.g. SpillPlan.argv). */
   readonly argv: readonly string[] | ArgvSize;
+  /**
+   * The argv as it would be without any untrusted input (a bash step's argv
+   * with no spill preamble). What `argv` has beyond it is charged to the
+   * untrusted side: the trusted variables are judged with this one. Default `argv`.
+   */
+  readonly trustedArgv?: readonly string[] | ArgvSize;
   readonly limits: { readonly execLimit: number; readonly maxArgStrlen: number };
   /**
    * `NAME=value\0` bytes by name, already measured (e.g. SpillPlan.sizes); it
@@ -56,6 +65,13 @@ export interface BoundedEnv {
   /** Exact-model bytes of the result. */
   readonly footprint: number;
   readonly limit: number;
+  /**
+   * False only when what `argv` has beyond `trustedArgv` does not fit even
+   * with every untrusted entry skipped: then nothing was skipped or logged,
+   * and the caller retries with a smaller argv (a bash step: the script
+   * through a descriptor, then no spill at all). True otherwise.
+   */
+  readonly fits: boolean;
 }
 
 /** pairBytes of every variable, by name. */
@@ -97,8 +113,11 @@ export function boundedEnv(input: BoundedEnvInput): BoundedEnv {
         `(${limits.maxArgStrlen} bytes)`,
     );
   }
-  const fixed =
-    Buffer.byteLength(input.file, "utf8") + 1 + argv.bytes + POINTER_BYTES * Math.max(argv.argc, 1);
+  const fileBytes = Buffer.byteLength(input.file, "utf8") + 1;
+  const fixed = fileBytes + argv.bytes + POINTER_BYTES * Math.max(argv.argc, 1);
+  const trustedArgv = input.trustedArgv === undefined ? argv : measureArgv(input.trustedArgv);
+  const trustedFixed =
+    fileBytes + trustedArgv.bytes + POINTER_BYTES * Math.max(trustedArgv.argc, 1);
 
   const sizes = input.sizes ?? measureEnv(env);
   // A name the caller's sizes miss is measured, never counted as zero.
@@ -113,7 +132,14 @@ export function boundedEnv(input: BoundedEnvInput): BoundedEnv {
   const fits = (): boolean => fixed + envBytes <= limits.execLimit && oversized === 0;
 
   if (fits()) {
-    return { env, dropped: [], skipped: [], footprint: fixed + envBytes, limit: limits.execLimit };
+    return {
+      env,
+      dropped: [],
+      skipped: [],
+      footprint: fixed + envBytes,
+      limit: limits.execLimit,
+      fits: true,
+    };
   }
 
   const removed = new Set<string>();
@@ -135,7 +161,8 @@ export function boundedEnv(input: BoundedEnvInput): BoundedEnv {
     skippable.push({ name, bytes });
   }
   const trustedFits = (): boolean =>
-    fixed + envBytes - untrustedBytes <= limits.execLimit && oversized === untrustedOversized;
+    trustedFixed + envBytes - untrustedBytes <= limits.execLimit &&
+    oversized === untrustedOversized;
 
   // Phase 1 (trusted pressure): drop non-protected inherited variables until the trusted ones fit.
   const candidates: SizedName[] = [];
@@ -165,20 +192,36 @@ export function boundedEnv(input: BoundedEnvInput): BoundedEnv {
     if (trustedFits()) break;
     remove(candidate);
     dropped.push(candidate);
-    log.warn(
-      { variable: candidate.name, bytes: candidate.bytes },
-      "inherited variable dropped to fit the exec limit",
-    );
   }
+  // Logged once the outcome is known: a result with fits false is retried by the caller.
+  const logDrops = (): void => {
+    for (const { name, bytes } of dropped) {
+      log.warn({ variable: name, bytes }, "inherited variable dropped to fit the exec limit");
+    }
+  };
   if (!trustedFits()) {
+    logDrops();
     const offenders: SizedName[] = [];
     for (const [name, value] of env) {
       if (!removed.has(name) && !untrusted.has(name)) {
         offenders.push({ name, bytes: sizeOf(name, value) });
       }
     }
-    throw new EnvBudgetError(offenders, limits.execLimit - fixed, envBytes - untrustedBytes);
+    throw new EnvBudgetError(offenders, limits.execLimit - trustedFixed, envBytes - untrustedBytes);
   }
+  // What argv carries for the untrusted side (a spill preamble) must fit
+  // beside the trusted variables once every untrusted entry is skipped.
+  if (fixed + envBytes - untrustedBytes > limits.execLimit || oversized !== untrustedOversized) {
+    return {
+      env: input.env,
+      dropped,
+      skipped: [],
+      footprint: fixed + envBytes,
+      limit: limits.execLimit,
+      fits: false,
+    };
+  }
+  logDrops();
 
   // Phase 2 (untrusted pressure): skip untrusted entries, largest first, until everything fits.
   skippable.sort((a, b) => b.bytes - a.bytes || compareNames(a.name, b.name));
@@ -196,5 +239,12 @@ export function boundedEnv(input: BoundedEnvInput): BoundedEnv {
   }
   const out = new Map<string, string>();
   for (const [name, value] of env) if (!removed.has(name)) out.set(name, value);
-  return { env: out, dropped, skipped, footprint: fixed + envBytes, limit: limits.execLimit };
+  return {
+    env: out,
+    dropped,
+    skipped,
+    footprint: fixed + envBytes,
+    limit: limits.execLimit,
+    fits: true,
+  };
 }

@@ -109,10 +109,23 @@ export function inheritedNames(layered: Pick<LayeredEnv, "origin">): Set<string>
   return names;
 }
 
-/** Final names whose value came from the exported context: skipped first under budget pressure. */
+/** Final names whose value came from the exported context. */
 export function contextNames(layered: Pick<LayeredEnv, "origin">): Set<string> {
   const names = new Set<string>();
   for (const [name, layer] of layered.origin) if (layer === "context") names.add(name);
+  return names;
+}
+
+/**
+ * Final names whose value came from an untrusted layer (the exported context
+ * or step values, empty and aliased ones included): under budget pressure
+ * they are skipped before any trusted variable is dropped.
+ */
+export function untrustedNames(layered: Pick<LayeredEnv, "origin">): Set<string> {
+  const names = new Set<string>();
+  for (const [name, layer] of layered.origin) {
+    if (layer === "context" || layer === "step") names.add(name);
+  }
   return names;
 }
 

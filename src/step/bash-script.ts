@@ -49,6 +49,12 @@ export interface BashInvocationInput {
   readonly argvPrefix?: readonly string[];
   /** Options between bash and `-c`, e.g. ["--norc", "--noprofile"]. Default none. */
   readonly bashArgs?: readonly string[];
+  /**
+   * Send the script through a descriptor whatever its size (the planner asks
+   * for it when an inline preamble would not fit beside the trusted
+   * variables). Default false: the 64 KiB rule decides.
+   */
+  readonly forceFile?: boolean;
 }
 
 export interface BashInvocation {
@@ -76,7 +82,7 @@ export function bashInvocation(input: BashInvocationInput): BashInvocation {
   const inlineSlots = spillSlots(base, spills.length > 0, false);
   const inline = composeScript(renderPreamble(spills, inlineSlots), input.command);
   const inlineBytes = Buffer.byteLength(inline, "utf8");
-  if (inlineBytes <= INLINE_SCRIPT_MAX_BYTES) {
+  if (inlineBytes <= INLINE_SCRIPT_MAX_BYTES && input.forceFile !== true) {
     return {
       mode: "inline",
       script: inline,
@@ -111,6 +117,8 @@ export interface BashArgvSizerInput {
   readonly firstSlot?: number;
   readonly argvPrefix?: readonly string[];
   readonly bashArgs?: readonly string[];
+  /** As bashInvocation's `forceFile`. */
+  readonly forceFile?: boolean;
 }
 
 function bytesOf(text: string): number {
@@ -192,7 +200,9 @@ export function bashArgvSizer(
       ? bytesOf(loadLine(firstByValue.size, base)) + knownReads + bytesOf(valuesEnd(base))
       : 0;
     const inlineBytes = valuesPreamble + commandBytes;
-    if (inlineBytes <= INLINE_SCRIPT_MAX_BYTES) return size(inlineBytes + 1);
+    if (inlineBytes <= INLINE_SCRIPT_MAX_BYTES && input.forceFile !== true) {
+      return size(inlineBytes + 1);
+    }
     const slots = spillSlots(base, hasValues, true);
     return size(bytesOf(scriptLoader(slots.script!)) + 1);
   };

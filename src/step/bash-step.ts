@@ -17,7 +17,7 @@ import { tmpdir as osTmpdir } from "node:os";
 import { performance } from "node:perf_hooks";
 import { type BoundedEnv, boundedEnv, measureArgv } from "../env/bounded-env.js";
 import { freezeMap } from "../env/frozen-map.js";
-import { contextNames, inheritedNames, type LayeredEnv, type LayerSkip } from "../env/layers.js";
+import { inheritedNames, type LayeredEnv, type LayerSkip, untrustedNames } from "../env/layers.js";
 import type { StepWithRetiredFields } from "../env/retired-fields.js";
 import { planSpill, type SpillPlan } from "../env/spill-plan.js";
 import { type StepValueSkip, type StepValues, stepValueEnv } from "../env/step-values.js";
@@ -25,7 +25,7 @@ import { pairBytes } from "../env-input.js";
 import { compareNames, InvalidEnvError, type SizedName } from "../errors.js";
 import { assertKnownOptions, knownKeys } from "../known-options.js";
 import { assertLimitsOption, type Limits, probeLimits } from "../limits.js";
-import type { Logger } from "../log.js";
+import { type Logger, logger } from "../log.js";
 import { nativeBinding } from "../native.js";
 import type { SandboxOptions } from "../spawn/sandbox.js";
 import { spawn } from "../spawn/spawn.js";
@@ -377,44 +377,16 @@ function planWithInvocation(
     ...(options.correlationId === undefined ? {} : { correlationId: options.correlationId }),
   });
   const tmpdir = options.tmpdir ?? host.tmpdir() ?? osTmpdir();
-  const env = layered.env;
-  const sizer = bashArgvSizer({
-    bash: interpreter,
+  const { spill, bounded, forceFile } = fitStep(
+    host,
+    interpreter,
     command,
-    value: (name) => env.get(name) ?? "",
-    firstSlot: firstSpillSlot(options.stdio),
-    bashArgs: BASH_OPTIONS,
-  });
-  const spill = planSpill({
-    env: layered.env,
-    stepNames: layered.stepValueNames,
-    file: interpreter,
-    argvBytes: sizer,
+    layered,
     limits,
-    ...(log === undefined ? {} : { log }),
-  });
-  // The spill plan measured the same exec with the same model: when it fits,
-  // trimming has nothing to do and the inline env is the env.
-  const bounded: BoundedEnv = spill.fits
-    ? {
-        env: spill.inline,
-        dropped: [],
-        skipped: [],
-        footprint: spill.footprint,
-        limit: limits.execLimit,
-      }
-    : boundedEnv({
-        env: spill.inline,
-        inheritedNames: inheritedNames(layered),
-        untrustedNames: contextNames(layered),
-        protected: host.protected,
-        file: interpreter,
-        argv: spill.argv,
-        limits,
-        sizes: spill.sizes,
-        ...(log === undefined ? {} : { log }),
-      });
-  const invocation = stepInvocation(interpreter, command, spill, layered.env, options);
+    options,
+    log,
+  );
+  const invocation = stepInvocation(interpreter, command, spill, layered.env, options, forceFile);
   // The per-variable report is for explaining a plan (the CLI, a host's own
   // view); running the step never reads it, so it is built on first read.
   let variables: readonly VariableReport[] | undefined;
@@ -436,6 +408,121 @@ function planWithInvocation(
   return { plan, invocation };
 }
 
+/**
+ * The spill plan and the trimming of one step. Untrusted entries (context and
+ * step values) carry their whole cost: their names and values inline, and
+ * the preamble lines spilled values add to argv. So the trusted variables are
+ * judged with the argv of no spill at all; when the preamble does not fit
+ * beside them, the script goes through a descriptor (argv then holds a short
+ * loader), and when even that does not fit, nothing spills and every step
+ * value that would have is skipped ("aggregate_env_budget").
+ */
+function fitStep(
+  host: BashStepHost,
+  interpreter: string,
+  command: string,
+  layered: LayeredEnv,
+  limits: Pick<Limits, "execLimit" | "maxArgStrlen">,
+  options: BashStepOptions,
+  stepLog: Logger | undefined,
+): { readonly spill: SpillPlan; readonly bounded: BoundedEnv; readonly forceFile: boolean } {
+  const env = layered.env;
+  const sizerOf = (forceFile: boolean) =>
+    bashArgvSizer({
+      bash: interpreter,
+      command,
+      value: (name) => env.get(name) ?? "",
+      firstSlot: firstSpillSlot(options.stdio),
+      bashArgs: BASH_OPTIONS,
+      forceFile,
+    });
+  const sizer = sizerOf(false);
+  const log = stepLog === undefined ? {} : { log: stepLog };
+  const spill = planSpill({
+    env,
+    stepNames: layered.stepValueNames,
+    file: interpreter,
+    argvBytes: sizer,
+    limits,
+    ...log,
+  });
+  // The spill plan measured the same exec with the same model: when it fits,
+  // trimming has nothing to do and the inline env is the env.
+  if (spill.fits) {
+    const bounded: BoundedEnv = {
+      env: spill.inline,
+      dropped: [],
+      skipped: [],
+      footprint: spill.footprint,
+      limit: limits.execLimit,
+      fits: true,
+    };
+    return { spill, bounded, forceFile: false };
+  }
+  const trustedArgv = sizer([]);
+  const bound = (argv: SpillPlan["argv"]): BoundedEnv =>
+    boundedEnv({
+      env: spill.inline,
+      inheritedNames: inheritedNames(layered),
+      untrustedNames: untrustedNames(layered),
+      protected: host.protected,
+      file: interpreter,
+      argv,
+      trustedArgv,
+      limits,
+      sizes: spill.sizes,
+      ...log,
+    });
+  const bounded = bound(spill.argv);
+  if (bounded.fits || spill.spilled.length === 0) return { spill, bounded, forceFile: false };
+  // The preamble did not fit inline: the script through a descriptor.
+  const names = spill.spilled.map(({ name }) => name);
+  const fileArgv = sizerOf(true)(names);
+  const throughFile = bound(fileArgv);
+  if (throughFile.fits) {
+    return {
+      spill: replanned(spill, spill.spilled, fileArgv, throughFile),
+      bounded: throughFile,
+      forceFile: true,
+    };
+  }
+  // Not even the loader fits beside the trusted variables: nothing spills.
+  const alone = bound(trustedArgv);
+  const unspilled: SizedName[] = spill.spilled.map(({ name, bytes }) => ({ name, bytes }));
+  for (const { name, bytes } of unspilled) {
+    (stepLog ?? logger()).warn(
+      { variable: name, bytes, reason: "aggregate_env_budget" },
+      "untrusted variable skipped to fit the exec limit",
+    );
+  }
+  const bounded2: BoundedEnv = { ...alone, skipped: [...unspilled, ...alone.skipped] };
+  return {
+    spill: replanned(spill, [], trustedArgv, bounded2),
+    bounded: bounded2,
+    forceFile: false,
+  };
+}
+
+/** `spill` with the argv the step will really have (its footprint that of `bounded`). */
+function replanned(
+  spill: SpillPlan,
+  spilled: SpillPlan["spilled"],
+  argv: SpillPlan["argv"],
+  bounded: BoundedEnv,
+): SpillPlan {
+  return {
+    inline: spill.inline,
+    get sizes(): ReadonlyMap<string, number> {
+      return spill.sizes;
+    },
+    spilled,
+    dropped: spill.dropped,
+    footprint: bounded.footprint,
+    fits: bounded.fits,
+    argv,
+  };
+}
+
 /** The invocation a plan leads to: the same function sizes the plan and builds the real argv. */
 function stepInvocation(
   interpreter: string,
@@ -443,10 +530,12 @@ function stepInvocation(
   spill: SpillPlan,
   env: ReadonlyMap<string, string>,
   options: BashStepOptions,
+  forceFile: boolean,
 ): BashInvocation {
   return bashInvocation({
     bash: interpreter,
     bashArgs: BASH_OPTIONS,
+    forceFile,
     command,
     spills: spillReads(
       spill.spilled.map(({ name }) => name),

@@ -13,7 +13,7 @@ import { Buffer } from "node:buffer";
 import { resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { boundedEnv, measureArgv, measureEnv } from "../env/bounded-env.js";
-import { contextNames, inheritedNames, type LayeredEnv } from "../env/layers.js";
+import { inheritedNames, type LayeredEnv, untrustedNames } from "../env/layers.js";
 import type { ArgvSize } from "../env/spill-plan.js";
 import { InvalidEnvError, type SizedName } from "../errors.js";
 import { assertKnownOptions, knownKeys } from "../known-options.js";
@@ -187,7 +187,7 @@ function startChild(
   const bounded = boundedEnv({
     env: layered.env,
     inheritedNames: inheritedNames(layered),
-    untrustedNames: contextNames(layered),
+    untrustedNames: untrustedNames(layered),
     protected: host.protected,
     file: resolved,
     // A #! rewrite adds strings but no pointers: more bytes, the same argc.

@@ -117,3 +117,84 @@ it("trusted pressure alone still trims inherited variables (and only then)", () 
   expect(plan.layered.env.has("CTX_SMALL")).toBe(true);
   expect(plan.bounded.env.has("CTX_SMALL")).toBe(true);
 });
+
+/**
+ * Issue 21, finding 7: empty and null step values are never spilled, and the
+ * trimming counted them as trusted. 2,062 empty values under a 256 KiB limit
+ * dropped HTTPS_PROXY, SSL_CERT_FILE, GIT_CONFIG_GLOBAL and NO_PROXY; 20
+ * empty values under 120 KB names (or many null values) stopped the step
+ * with EnvBudgetError. Every untrusted entry is charged to the untrusted
+ * side: it is skipped ("aggregate_env_budget"), never a trusted variable.
+ */
+describe("empty and null step values are charged to the untrusted side", () => {
+  const limits = { execLimit: 256 * 1024, maxArgStrlen: 131_072 };
+  // About 240 KB of trusted variables: the untrusted entries below do not fit beside them.
+  const heavier = { ...parentEnv, HOST_BLOB_3: "h".repeat(60_000) };
+  const emptyValues = (count: number, value: string | null, pad = 5): Record<string, unknown> =>
+    Object.fromEntries(
+      Array.from({ length: count }, (_, i) => [`k${String(i).padStart(pad, "0")}`, value]),
+    );
+
+  it.each([
+    ["2,062 empty values", emptyValues(2_062, "")],
+    ["3,000 null values", emptyValues(3_000, null)],
+    ["20 empty values under 120 KB names", emptyValues(20, "", 120_000)],
+  ])("%s: the child keeps every trusted variable", async (_label, values) => {
+    const runtime = createRuntime({ parentEnv: heavier, logger: pino({ level: "silent" }) });
+    const result = await runtime.bash("cat /proc/$$/environ", { values, limits });
+    expect(result.exitCode).toBe(0);
+    const env = environOf(result.stdout);
+    for (const [name, value] of Object.entries(TRUSTED)) expect(env.get(name), name).toBe(value);
+    for (let i = 0; i < 4; i++) expect(env.has(`HOST_BLOB_${i}`)).toBe(true);
+    expect(result.dropped).toEqual([]);
+    const budgetSkips = result.skipped.filter((s) => s.reason === "aggregate_env_budget");
+    expect(budgetSkips.length).toBeGreaterThan(0);
+    for (const { name } of budgetSkips) expect(env.has(name), name).toBe(false);
+  });
+
+  it("the preamble of spilled values is charged to them: the script goes through a descriptor", async () => {
+    // 700 values of 600 bytes under 50-byte keys all spill: about 62 KB of preamble lines,
+    // inline by the 64 KiB rule, that do not fit beside the trusted variables.
+    const keys = Array.from({ length: 700 }, (_, i) => `v${i}`.padEnd(50, "_"));
+    const values = Object.fromEntries(keys.map((k, i) => [k, `${i}`.padEnd(600, "x")]));
+    const runtime = createRuntime({ parentEnv: heavier, logger: pino({ level: "silent" }) });
+    const plan = runtime.planBash("true", { values, limits });
+    expect(plan.variables.filter((v) => v.fate === "trimmed")).toEqual([]);
+    expect(plan.scriptMode).toBe("file");
+    expect(plan.footprint).toBeLessThanOrEqual(limits.execLimit);
+    const last = `RECIPE_VAR_${keys[699]}`;
+    const result = await runtime.bash(`cat /proc/$$/environ >&2; printf '%s' "$${last}"`, {
+      values,
+      limits,
+    });
+    expect(result.exitCode).toBe(0);
+    expect(result.scriptMode).toBe("file");
+    expect(result.stdout).toBe(values[keys[699]!]);
+    const env = environOf(result.stderr);
+    for (const [name, value] of Object.entries(TRUSTED)) expect(env.get(name), name).toBe(value);
+    for (let i = 0; i < 4; i++) expect(env.has(`HOST_BLOB_${i}`)).toBe(true);
+  });
+
+  it("when not even the loader fits, nothing spills and the spilled values are skipped", async () => {
+    // Trusted variables leave fewer bytes than the script loader needs beside them.
+    const alone = createRuntime({ parentEnv: heavier, logger: pino({ level: "silent" }) });
+    const trustedFootprint = alone.planBash("true", { limits }).footprint;
+    const tight = { execLimit: trustedFootprint + 20, maxArgStrlen: 131_072 };
+    const values = { big: "b".repeat(5_000), empty: "" };
+    const plan = alone.planBash("true", { values, limits: tight });
+    expect(plan.spill.spilled).toEqual([]);
+    expect(plan.scriptMode).toBe("inline");
+    expect(plan.bounded.dropped).toEqual([]);
+    const skipped = plan.variables.filter((v) => v.fate === "skipped").map((v) => v.name);
+    expect(skipped).toEqual(["RECIPE_VAR_big", "RECIPE_VAR_empty"]);
+    const result = await alone.bash("cat /proc/$$/environ", { values, limits: tight });
+    expect(result.exitCode).toBe(0);
+    expect(result.skipped).toEqual([
+      { name: "RECIPE_VAR_big", reason: "aggregate_env_budget" },
+      { name: "RECIPE_VAR_empty", reason: "aggregate_env_budget" },
+    ]);
+    const env = environOf(result.stdout);
+    for (const [name, value] of Object.entries(TRUSTED)) expect(env.get(name), name).toBe(value);
+    expect(env.has("RECIPE_VAR_big")).toBe(false);
+  });
+});

@@ -1,0 +1,180 @@
+/**
+ * A child that changes its credentials (uid, gid or groups) is started with a
+ * copy-on-write clone: it never shares the host's memory, so the target uid
+ * can never reach the host through it (issue 21, finding 1), and the host's
+ * dumpable flag is never touched.
+ *
+ * The oracles are the kernel's: the exec-hold fixture holds the child inside
+ * execve (a write lease on its program: an event, no sleep) and asks
+ * kcmp(KCMP_VM) whether it still shares the host's mm; /proc/<host> is owned
+ * by root while the host is not dumpable (/proc/<host>/status: its owner is
+ * re-read at each lookup); strace shows the clone flags.
+ * Seen red on the CLONE_VM | CLONE_VFORK child path: "held … shared", the
+ * capable non-root host non-dumpable while its child was held, and CLONE_VM
+ * in every uid child's clone.
+ */
+import { type ChildProcess, spawn as spawnChild, spawnSync } from "node:child_process";
+import {
+  chmodSync,
+  copyFileSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { nativeStatus } from "../../src/index.js";
+import { fixtureBinary } from "../fixtures/build.js";
+
+const root = resolve(import.meta.dirname, "../..");
+const dist = pathToFileURL(join(root, "dist/index.js")).href;
+const NOBODY = 65_534;
+const OTHER = 4242;
+const isRoot = process.getuid?.() === 0;
+const hasSetpriv = spawnSync("setpriv", ["--version"]).status === 0;
+const hasStrace = spawnSync("strace", ["-V"]).status === 0;
+
+/** The first stdout line of `child` that matches `pattern`. */
+function lineOf(child: ChildProcess, pattern: RegExp): Promise<string> {
+  return new Promise((resolveLine, reject) => {
+    let seen = "";
+    const onData = (chunk: Buffer) => {
+      seen += chunk.toString();
+      const line = seen.split("\n").find((l) => pattern.test(l));
+      if (line !== undefined) {
+        child.stdout!.off("data", onData);
+        resolveLine(line);
+      }
+    };
+    child.stdout!.on("data", onData);
+    child.once("exit", (code) => reject(new Error(`exited (${code}) before printing ${pattern}`)));
+  });
+}
+
+describe.runIf(nativeStatus().loaded && isRoot)(
+  "a credential-changing child (native engine)",
+  () => {
+    let dir: string;
+    let program: string;
+    const started: ChildProcess[] = [];
+    beforeAll(() => {
+      dir = mkdtempSync(join(tmpdir(), "exactspawn-cred-"));
+      chmodSync(dir, 0o755);
+      program = join(dir, "true");
+      copyFileSync("/bin/true", program);
+      chmodSync(program, 0o755);
+      writeFileSync(
+        join(dir, "host.mjs"),
+        `import { statSync } from "node:fs";
+      import { spawn } from ${JSON.stringify(dist)};
+      const [program, uid] = [process.argv[2], Number(process.argv[3])];
+      process.stdin.once("data", async () => {
+        const result = await spawn(program, [], { uid, gid: uid, reject: false });
+        const dumpable = statSync("/proc/" + process.pid + "/status").uid === process.getuid();
+        console.log(JSON.stringify({ exitCode: result.exitCode, dumpable }));
+        process.stdin.destroy();
+      });
+      console.log("listening");`,
+      );
+    });
+    afterEach(() => {
+      for (const child of started.splice(0)) child.kill("SIGKILL");
+    });
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    function start(command: string, args: string[]): ChildProcess {
+      const child = spawnChild(command, args, { stdio: ["pipe", "pipe", "inherit"] });
+      started.push(child);
+      return child;
+    }
+
+    /**
+     * Starts a host (`launcher` + node host.mjs), lets it spawn `program` as
+     * `uid`, holds that child inside execve and reports what the fixture saw,
+     * who owned /proc/<host> meanwhile, and the host's own report afterwards.
+     */
+    async function holdOneSpawn(launcher: string[], uid: number) {
+      const [command, ...args] = [...launcher, process.execPath, join(dir, "host.mjs")];
+      const host = start(command!, [...args, program, String(uid)]);
+      await lineOf(host, /^listening$/);
+      const hold = start(fixtureBinary("exec-hold"), [program, String(host.pid)]);
+      await lineOf(hold, /^ready$/);
+      const report = lineOf(host, /^\{/);
+      host.stdin!.write("go\n");
+      const held = await lineOf(hold, /^held /);
+      const ownerWhileHeld = statSync(`/proc/${host.pid}/status`).uid;
+      hold.stdin!.end("release\n");
+      const after = JSON.parse(await report) as { exitCode: number; dumpable: boolean };
+      return { held, ownerWhileHeld, after };
+    }
+
+    it("never shares the host's memory while it sits in execve as the new uid (root host)", async () => {
+      const { held, after } = await holdOneSpawn([], NOBODY);
+      expect(held).toMatch(/ private$/);
+      expect(after.exitCode).toBe(0);
+    }, 90_000);
+
+    it.runIf(hasSetpriv)(
+      "leaves a non-root host holding CAP_SETUID dumpable, during the child's start and after",
+      async () => {
+        const launcher = [
+          "setpriv",
+          `--reuid=${NOBODY}`,
+          `--regid=${NOBODY}`,
+          "--clear-groups",
+          "--inh-caps=+setuid,+setgid",
+          "--ambient-caps=+setuid,+setgid",
+          "--",
+        ];
+        const { held, ownerWhileHeld, after } = await holdOneSpawn(launcher, OTHER);
+        expect(held).toMatch(/ private$/);
+        // /proc/<pid>/status belongs to root while the process is not dumpable (the
+        // directory's own inode keeps the owner of its first lookup).
+        expect(ownerWhileHeld).toBe(NOBODY);
+        expect(after).toEqual({ exitCode: 0, dumpable: true });
+      },
+      90_000,
+    );
+
+    it.runIf(hasStrace)(
+      "starts uid children from three threads at once without CLONE_VM (strace)",
+      () => {
+        const host = join(dir, "threads.mjs");
+        writeFileSync(
+          host,
+          `import { Worker } from "node:worker_threads";
+        const lane = \`const { parentPort } = require("node:worker_threads");
+          (async () => {
+            const { spawn } = await import(${JSON.stringify(dist)});
+            for (let i = 0; i < 5; i++) await spawn("/bin/true", [], { uid: ${NOBODY} });
+            parentPort.postMessage("done");
+          })();\`;
+        await Promise.all([0, 1, 2].map(() => new Promise((done, fail) => {
+          const worker = new Worker(lane, { eval: true });
+          worker.once("message", done);
+          worker.once("error", fail);
+        })));
+        console.log("ok");`,
+        );
+        const log = join(dir, "clone.log");
+        const result = spawnSync(
+          "strace",
+          ["-f", "-qq", "-e", "trace=clone,clone3", "-o", log, process.execPath, host],
+          { encoding: "utf8" },
+        );
+        expect(result.stdout).toBe("ok\n");
+        // Threads are clones with CLONE_THREAD; every other clone made a process.
+        const processes = readFileSync(log, "utf8")
+          .split("\n")
+          .filter((line) => /clone3?\(/.test(line) && !line.includes("CLONE_THREAD"));
+        expect(processes).toHaveLength(15);
+        expect(processes.filter((line) => line.includes("CLONE_VM"))).toEqual([]);
+      },
+      90_000,
+    );
+  },
+);
