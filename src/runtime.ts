@@ -8,10 +8,12 @@
  * and runtime.bash are added by the spawn layer on top of it.
  */
 
+import type { Buffer } from "node:buffer";
 import { tmpdir as osTmpdir } from "node:os";
 import {
   type ContextExport,
   type ContextExporter,
+  type ContextInput,
   type ContextMode,
   createContextExporter,
 } from "./env/context-export.js";
@@ -225,7 +227,7 @@ export interface RuntimeConfig {
 
 export interface BuildEnvOptions {
   /** Untrusted context, exported through the runtime's context policy. */
-  readonly context?: unknown;
+  readonly context?: ContextInput;
   /** Step values, already named (e.g. RECIPE_VAR_*) by the step-value planner. */
   readonly stepValues?: ReadonlyMap<string, string>;
   /** Trusted per-call values (a request's own env), above the overlay, below host values. */
@@ -262,12 +264,12 @@ export interface Runtime {
   /** Spawns an agent-style child: the layered env without step values, trimmed to fit. Typed as spawn's. */
   spawn(
     file: string,
-    args?: readonly string[],
+    args?: ReadonlyArray<string | Buffer>,
     options?: undefined,
   ): Subprocess<ResultOf<NoOptions>>;
   spawn<const O extends RuntimeSpawnOptions>(
     file: string,
-    args: readonly string[] | undefined,
+    args: ReadonlyArray<string | Buffer> | undefined,
     options: KnownKeys<O, RuntimeSpawnOptions> | undefined,
   ): Subprocess<ResultOf<O>>;
 }
@@ -532,7 +534,11 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       runBashStep(host, command, sandboxed(bashOptions))) as Runtime["bash"],
     planBash: (command: string, bashOptions?: BashStepOptions) =>
       planBashStep(host, command, bashOptions),
-    spawn: ((file: string, args: readonly string[] = [], spawnOptions?: RuntimeSpawnOptions) =>
+    spawn: ((
+      file: string,
+      args: ReadonlyArray<string | Buffer> = [],
+      spawnOptions?: RuntimeSpawnOptions,
+    ) =>
       runtimeSpawn(host, file, args, sandboxed(spawnOptions))) as Runtime["spawn"],
   });
 }

@@ -82,11 +82,12 @@ export function measureEnv(env: ReadonlyMap<string, string>): Map<string, number
 }
 
 /** Σ(UTF-8 bytes + 1), count and longest string of an argv (argv[0] included); a measured size passes through. */
-export function measureArgv(argv: readonly string[] | ArgvSize): ArgvSize {
+export function measureArgv(argv: ReadonlyArray<string | Buffer> | ArgvSize): ArgvSize {
   if (!Array.isArray(argv)) return argv as ArgvSize;
   let bytes = 0;
   let longest = 0;
-  for (const arg of argv as readonly string[]) {
+  // A Buffer counts its own bytes (byteLength ignores the encoding for it).
+  for (const arg of argv as ReadonlyArray<string | Buffer>) {
     const size = Buffer.byteLength(arg, "utf8") + 1;
     bytes += size;
     longest = Math.max(longest, size);

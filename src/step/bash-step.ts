@@ -16,6 +16,7 @@
 import { tmpdir as osTmpdir } from "node:os";
 import { performance } from "node:perf_hooks";
 import { type BoundedEnv, boundedEnv, measureArgv } from "../env/bounded-env.js";
+import type { ContextInput } from "../env/context-export.js";
 import { freezeMap } from "../env/frozen-map.js";
 import { inheritedNames, type LayeredEnv, type LayerSkip, untrustedNames } from "../env/layers.js";
 import type { StepWithRetiredFields } from "../env/retired-fields.js";
@@ -64,7 +65,7 @@ export interface BashStepHost {
   readonly aliases?: boolean | ReadonlySet<string>;
   readonly interpreter: () => string;
   readonly buildEnv: (options: {
-    context?: unknown;
+    context?: ContextInput;
     stepValues?: ReadonlyMap<string, string>;
     extra?: Readonly<Record<string, string | undefined>> | ReadonlyMap<string, string>;
     correlationId?: string;
@@ -86,7 +87,7 @@ export const UNNAMED_STEP = "(unnamed step)";
 
 export interface BashStepOptions {
   /** Untrusted context, exported through the runtime's context policy. */
-  readonly context?: unknown;
+  readonly context?: ContextInput;
   /** Step values: RECIPE_VAR_<name>, nested RECIPE_VAR_<a>__<b>, and the upper-case alias where the runtime declares it. */
   readonly values?: StepValues;
   /** Trusted per-call variables (above the overlay, below host values). */

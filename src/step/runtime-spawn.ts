@@ -12,6 +12,7 @@
 import { Buffer } from "node:buffer";
 import { resolve } from "node:path";
 import { performance } from "node:perf_hooks";
+import type { ContextInput } from "../env/context-export.js";
 import { boundedEnv, measureArgv, measureEnv } from "../env/bounded-env.js";
 import { inheritedNames, type LayeredEnv, untrustedNames } from "../env/layers.js";
 import type { ArgvSize } from "../env/spill-plan.js";
@@ -35,7 +36,7 @@ import {
 export interface RuntimeSpawnHost {
   readonly parentPath: () => string | undefined;
   readonly buildEnv: (options: {
-    context?: unknown;
+    context?: ContextInput;
     extra?: Readonly<Record<string, string | undefined>> | ReadonlyMap<string, string>;
     correlationId?: string;
   }) => LayeredEnv;
@@ -48,7 +49,7 @@ export interface RuntimeSpawnHost {
 
 export interface RuntimeSpawnOptions extends Omit<SpawnOptions, "env" | "path"> {
   /** Untrusted context, exported through the runtime's context policy. */
-  readonly context?: unknown;
+  readonly context?: ContextInput;
   /** Trusted per-call variables. */
   readonly extra?: Readonly<Record<string, string | undefined>> | ReadonlyMap<string, string>;
   /** The correlation variable's value, and the id errors and log events carry (as runtime.bash's). */
@@ -98,7 +99,10 @@ function scriptCost(
 }
 
 /** Throws InvalidEnvError naming each argv string over the per-string limit (index and size). */
-export function assertArgvStrings(argv: readonly string[], maxArgStrlen: number): void {
+export function assertArgvStrings(
+  argv: ReadonlyArray<string | Buffer>,
+  maxArgStrlen: number,
+): void {
   const over = argv
     .map((arg, index) => ({ index, bytes: Buffer.byteLength(arg, "utf8") + 1 }))
     .filter((a) => a.bytes > maxArgStrlen);
@@ -118,7 +122,7 @@ export function assertArgvStrings(argv: readonly string[], maxArgStrlen: number)
 export function runtimeSpawn(
   host: RuntimeSpawnHost,
   file: string,
-  args: readonly string[],
+  args: ReadonlyArray<string | Buffer>,
   options: RuntimeSpawnOptions = {},
 ): Subprocess {
   const given = options as Partial<RuntimeSpawnOptions> | null;
@@ -148,7 +152,7 @@ export function runtimeSpawn(
 function startChild(
   host: RuntimeSpawnHost,
   file: string,
-  args: readonly string[],
+  args: ReadonlyArray<string | Buffer>,
   options: RuntimeSpawnOptions,
   log: Logger,
 ): Subprocess {
