@@ -169,14 +169,13 @@ export type {
   VariableReport,
 } from "./step/bash-step.js";
 export type { LineStream } from "./step/line-hub.js";
-export type { RuntimeSpawnOptions } from "./step/runtime-spawn.js";
-export type { StepIdentity } from "./step/step-identity.js";
 export {
   PREAMBLE_FAILURE_STATUS,
   renderPreamble,
   type SpillRead,
   singleQuote,
 } from "./step/preamble.js";
+export type { RuntimeSpawnOptions } from "./step/runtime-spawn.js";
 export {
   type DescriptorKind,
   type DescriptorOptions,
@@ -187,3 +186,4 @@ export {
   writeSpillValues,
 } from "./step/spill-files.js";
 export { StepHandle } from "./step/step-handle.js";
+export type { StepIdentity } from "./step/step-identity.js";

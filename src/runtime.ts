@@ -538,7 +538,6 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       file: string,
       args: ReadonlyArray<string | Buffer> = [],
       spawnOptions?: RuntimeSpawnOptions,
-    ) =>
-      runtimeSpawn(host, file, args, sandboxed(spawnOptions))) as Runtime["spawn"],
+    ) => runtimeSpawn(host, file, args, sandboxed(spawnOptions))) as Runtime["spawn"],
   });
 }

@@ -12,8 +12,8 @@
 import { Buffer } from "node:buffer";
 import { resolve } from "node:path";
 import { performance } from "node:perf_hooks";
-import type { ContextInput } from "../env/context-export.js";
 import { boundedEnv, measureArgv, measureEnv } from "../env/bounded-env.js";
+import type { ContextInput } from "../env/context-export.js";
 import { inheritedNames, type LayeredEnv, untrustedNames } from "../env/layers.js";
 import type { ArgvSize } from "../env/spill-plan.js";
 import { InvalidEnvError, type SizedName } from "../errors.js";
