@@ -19,6 +19,9 @@
         "native/sandbox_binding.cc",
         "native/watchdog_binding.cc",
         "native/core/probe.cc",
+        "native/core/errno_names.cc",
+        "native/core/glibc_floor.cc",
+        "native/core/kernel_support.cc",
         "native/core/spawn_process.cc",
         "native/core/run_sync.cc",
         "native/core/child_exit.cc",
@@ -40,7 +43,18 @@
         "EXACTSPAWN_SOURCE_STAMP=<!(node scripts/native-stamp.mjs)"
       ],
       "cflags_cc": ["-std=c++17", "-Wall", "-Wextra", "-Werror=return-type"],
-      "cflags": ["-Wall", "-Wextra"]
+      "cflags": [
+        "-Wall",
+        "-Wextra",
+        "-ffunction-sections",
+        "-fdata-sections",
+        "-include",
+        "<(module_root_dir)/native/core/glibc_floor.h"
+      ],
+      "ldflags": [
+        "-Wl,--version-script=<(module_root_dir)/native/exports.map",
+        "-Wl,--gc-sections"
+      ]
     }
   ]
 }

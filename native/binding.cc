@@ -21,6 +21,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("sourceStamp", Napi::String::New(env, EXACTSPAWN_STR(EXACTSPAWN_SOURCE_STAMP)));
   exports.Set("napiVersion", Napi::Number::New(env, NAPI_VERSION));
   exports.Set("probe", Napi::Function::New(env, Probe, "probe"));
+  exports.Set("kernelSupport", Napi::Function::New(env, KernelSupportOf, "kernelSupport"));
   exports.Set("spawn", Napi::Function::New(env, Spawn, "spawn"));
   exports.Set("spawnSync", Napi::Function::New(env, SpawnSync, "spawnSync"));
   exports.Set("sandboxSupport", Napi::Function::New(env, SandboxSupportOf, "sandboxSupport"));

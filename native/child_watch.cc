@@ -58,6 +58,9 @@ void OnPidfdReadable(uv_poll_t* poll, int /*status*/, int /*events*/) {
   if (r == 0) return;  // not a zombie yet; the pidfd will be readable again
   uv_poll_stop(poll);
   w->reaped = true;
+  if (r > 0 && w->start_status_fd >= 0) {
+    w->start_error = read_start_status(w->start_status_fd, &w->start_failure);
+  }
   // Nobody will report this child's exit, or JavaScript asked not to wait for
   // whoever still holds the pipes: the output ends here.
   if (r < 0) w->reap_error = r;
@@ -137,6 +140,7 @@ void MaybeFree(Watch* w) {
   if (!w->delivered || w->open_handles > 0) return;
   EnvState* s = w->state;
   if (w->pidfd >= 0) close(w->pidfd);
+  if (w->start_status_fd >= 0) close(w->start_status_fd);
   Unlink(w);
   delete w;
   s->live--;
@@ -188,7 +192,7 @@ void InitChildWatch(Napi::Env env, Napi::Object exports) {
 
 Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
                         const CaptureRequest& capture, std::vector<int>* parent_ends,
-                        bool guard_group) {
+                        bool guard_group, StartReport* start) {
   EnvState* s = env.GetInstanceData<EnvState>();
   if (guard_group) {
     int guard_error = watchdog_guard(pid);
@@ -251,6 +255,12 @@ Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
 
   // Nothing below throws: the watch owns the captured read ends from here on.
   w->delivered = false;
+  if (start != nullptr && start->fd >= 0) {
+    w->start_status_fd = start->fd;
+    start->fd = -1;
+    w->start_file.swap(start->file);
+    w->start_cwd.swap(start->cwd);
+  }
   for (int slot : capture.slots) (*parent_ends)[static_cast<size_t>(slot)] = -1;
   AttachHandle(object, w);
   napi_create_reference(env, on_exit, 1, &w->on_exit);

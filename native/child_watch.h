@@ -41,12 +41,24 @@
 #include <sys/types.h>
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 namespace exactspawn {
 
 // Per-environment set-up: the ChildHandle class and the teardown hook.
 void InitChildWatch(Napi::Env env, Napi::Object exports);
+
+// A child that changes its credentials is not waited for at its start
+// (core/child_path.h): its start-status pipe is read when the child is
+// reaped, and a step that failed before exec is delivered as the error
+// spawnSync throws for it (code, errno, syscall, path: StartFailurePath)
+// instead of an exit.
+struct StartReport {
+  int fd = -1;  // the pipe's read end; the watch owns it once WatchChild returns
+  std::string file;
+  std::string cwd;
+};
 
 // The pipes the addon reads itself for one child.
 struct CaptureRequest {
@@ -64,8 +76,9 @@ struct CaptureRequest {
 // guard_group: the child leads its own process group, which is registered
 // with the watchdog (core/watchdog.h) first and released before the reap; if
 // the environment ends while the child runs, the group is SIGKILLed.
+// start: see StartReport (nullptr or fd -1: the child's start is known).
 Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
                         const CaptureRequest& capture, std::vector<int>* parent_ends,
-                        bool guard_group = false);
+                        bool guard_group = false, StartReport* start = nullptr);
 
 }  // namespace exactspawn

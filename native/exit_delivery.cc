@@ -13,7 +13,10 @@
 
 #include <string>
 
+#include "core/errno_names.h"
 #include "core/signal_names.h"
+#include "spawn_args.h"
+#include "system_error.h"
 #include "watch_state.h"
 
 namespace exactspawn {
@@ -107,9 +110,19 @@ bool ErrorToJs(napi_env env, const char* code_name, const std::string& message, 
 
 // Someone else reaped our pid (waitpid(-1), or SIGCHLD set to SIG_IGN elsewhere).
 bool ReapErrorToJs(napi_env env, int negative_errno, napi_value* out) {
-  const char* code_name = strerrorname_np(-negative_errno);
+  const char* code_name = errno_name(-negative_errno);
   if (code_name == nullptr) code_name = "EIO";
   return ErrorToJs(env, code_name, std::string("wait4 ") + code_name, negative_errno, "wait4", out);
+}
+
+// A credential-changing child failed before its exec: the error spawnSync
+// throws for it (system_error.h), with the path of the failing step.
+bool StartErrorToJs(napi_env env, Watch* w, napi_value* out) {
+  const char* step = w->start_failure.syscall;
+  const std::string& path = StartFailurePath(step, w->start_file, w->start_cwd);
+  return ErrorToJs(env, ErrnoCode(w->start_error), SystemErrorMessage(w->start_error, step, &path),
+                   w->start_error, step, out) &&
+         SetString(env, *out, "path", path.c_str());
 }
 
 // The exit could not be converted: the exception V8 left (e.g. a RangeError
@@ -164,8 +177,9 @@ void MaybeDeliver(Watch* w) {
                napi_get_reference_value(env, w->handle_ref, &receiver) == napi_ok &&
                callback != nullptr && receiver != nullptr;
   if (ready) {
-    ready = w->reap_error < 0 ? ReapErrorToJs(env, w->reap_error, &result)
-                              : ExitToJs(env, w, &result) || ConversionErrorToJs(env, &result);
+    ready = w->reap_error < 0    ? ReapErrorToJs(env, w->reap_error, &result)
+            : w->start_error < 0 ? StartErrorToJs(env, w, &result)
+                                 : ExitToJs(env, w, &result) || ConversionErrorToJs(env, &result);
   }
   Detach(w);
   if (ready) CallJs(env, receiver, callback, result);

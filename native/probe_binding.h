@@ -7,4 +7,7 @@ namespace exactspawn {
 
 Napi::Value Probe(const Napi::CallbackInfo& info);
 
+// { pidfdOpen, closeRange }: null where the kernel has the call, else the errno name.
+Napi::Value KernelSupportOf(const Napi::CallbackInfo& info);
+
 }  // namespace exactspawn

@@ -209,13 +209,30 @@ void StartChild(Napi::Env env, SpawnArgs& args, StartedChild* child) {
   request.new_process_group = args.setpgroup;
 
   ChildPathFailure failure;
-  int err = args.child_path
-                ? spawn_child_path(request, args.controls.controls, &child->pid, &failure)
-                : spawn_process(request, &child->pid);
+  int err = args.child_path ? spawn_child_path(request, args.controls.controls, &child->pid,
+                                               &child->start_status.fds[0], &failure)
+                            : spawn_process(request, &child->pid);
   if (err < 0) {
     const char* syscall = args.child_path ? failure.syscall : "posix_spawn";
-    bool chdir = args.child_path && std::strcmp(syscall, "chdir") == 0;
-    throw SystemError(env, err, syscall, chdir ? &args.cwd : &args.file);
+    throw SystemError(env, err, syscall, &StartFailurePath(syscall, args.file, args.cwd));
+  }
+}
+
+const std::string& StartFailurePath(const char* syscall, const std::string& file,
+                                    const std::string& cwd) {
+  return std::strcmp(syscall, "chdir") == 0 ? cwd : file;
+}
+
+void ThrowIfStartFailed(Napi::Env env, const SpawnArgs& args, StartedChild* child) {
+  int& fd = child->start_status.fds[0];
+  if (fd < 0) return;
+  ChildPathFailure failure;
+  int err = read_start_status(fd, &failure);
+  close_fd(fd);
+  fd = -1;
+  if (err < 0) {
+    throw SystemError(env, err, failure.syscall,
+                      &StartFailurePath(failure.syscall, args.file, args.cwd));
   }
 }
 

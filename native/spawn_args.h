@@ -77,12 +77,23 @@ bool OptionalBool(Napi::Env env, Napi::Object options, const char* key);
 // of the pipes are in parent_ends (by slot, -1 where none); the child's ends
 // are already closed. On failure everything is closed and a system error
 // is thrown: syscall "pipe2", "posix_spawn", or the child path's failing call
-// (path = cwd for "chdir", else file).
+// (path: StartFailurePath). A child that changes its credentials is not
+// waited for (core/child_path.h): start_status then holds its start-status
+// pipe, to be read once the child is reaped (ThrowIfStartFailed, or the exit
+// watch).
 struct StartedChild {
   pid_t pid = 0;
   OwnedFds parent_ends;
+  OwnedFds start_status{1};
   explicit StartedChild(size_t slots) : parent_ends(slots) {}
 };
+
+// The path a failed start names: the cwd for "chdir", else the file.
+const std::string& StartFailurePath(const char* syscall, const std::string& file,
+                                    const std::string& cwd);
+
+// For a reaped child: throws the failure its start-status pipe reports, if any.
+void ThrowIfStartFailed(Napi::Env env, const SpawnArgs& args, StartedChild* child);
 
 // Checks the packed lists (TypeError) and then starts the child without
 // running any JavaScript before the spawn returns.

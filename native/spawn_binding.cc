@@ -108,8 +108,15 @@ Napi::Value SpawnChecked(const Napi::CallbackInfo& info) {
   StartedChild child(args.stdio.size());
   StartChild(env, args, &child);
   std::vector<int>& parent_ends = child.parent_ends.fds;
-  Napi::Object handle =
-      WatchChild(env, child.pid, on_exit.As<Napi::Function>(), capture, &parent_ends, cleanup);
+  StartReport start;
+  start.fd = child.start_status.fds[0];
+  if (start.fd >= 0) {
+    start.file = args.file;
+    start.cwd = args.cwd;
+  }
+  Napi::Object handle = WatchChild(env, child.pid, on_exit.As<Napi::Function>(), capture,
+                                   &parent_ends, cleanup, &start);
+  child.start_status.fds[0] = start.fd;  // -1 once the watch owns it
   if (uncaptured_pipe) {
     Napi::Array fds = Napi::Array::New(env, parent_ends.size());
     for (size_t i = 0; i < parent_ends.size(); ++i) {

@@ -95,6 +95,9 @@ Napi::Value SpawnSyncChecked(const Napi::CallbackInfo& info) {
   SyncOutcome outcome;
   int err = run_sync(run, &outcome);
   if (err < 0) throw SystemError(env, err, "spawnSync", &args.file);
+  // A credential-changing child was not waited for at its start: the run has
+  // reaped it, so its report (if it failed before exec) is in the pipe now.
+  ThrowIfStartFailed(env, args, &child);
 
   Napi::Object result = Napi::Object::New(env);
   result.Set("pid", Napi::Number::New(env, child.pid));

@@ -1,19 +1,25 @@
 // system_error.cc — see system_error.h.
 #include "system_error.h"
 
-#include <string.h>
-#include <uv.h>
+#include "core/errno_names.h"
 
 namespace exactspawn {
 
+const char* ErrnoCode(int negative_errno) {
+  // Every Linux errno has its name (ENOEXEC included, which libuv does not map).
+  return errno_code(-negative_errno);
+}
+
+std::string SystemErrorMessage(int negative_errno, const char* syscall, const std::string* path) {
+  std::string message = std::string(syscall) + " " + ErrnoCode(negative_errno);
+  if (path != nullptr) message += " " + *path;
+  return message;
+}
+
 Napi::Error SystemError(Napi::Env env, int negative_errno, const char* syscall,
                         const std::string* path) {
-  // glibc names every errno (ENOEXEC included, which libuv does not map).
-  const char* code = strerrorname_np(-negative_errno);
-  if (code == nullptr) code = uv_err_name(negative_errno);
-  std::string message = std::string(syscall) + " " + code;
-  if (path != nullptr) message += " " + *path;
-  Napi::Error error = Napi::Error::New(env, message);
+  const char* code = ErrnoCode(negative_errno);
+  Napi::Error error = Napi::Error::New(env, SystemErrorMessage(negative_errno, syscall, path));
   error.Set("code", Napi::String::New(env, code));
   error.Set("errno", Napi::Number::New(env, negative_errno));
   error.Set("syscall", Napi::String::New(env, syscall));

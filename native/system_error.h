@@ -21,6 +21,11 @@ namespace exactspawn {
 Napi::Error SystemError(Napi::Env env, int negative_errno, const char* syscall,
                         const std::string* path = nullptr);
 
+// The error's `code` ("ENOENT") and `message` ("syscall CODE path"), for the
+// loop callbacks that build the same error with raw Node-API.
+const char* ErrnoCode(int negative_errno);
+std::string SystemErrorMessage(int negative_errno, const char* syscall, const std::string* path);
+
 // Throws a TypeError (input the binding refuses to coerce).
 [[noreturn]] void ThrowTypeError(Napi::Env env, const std::string& message);
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/child_exit.h"
+#include "core/child_path.h"
 
 namespace exactspawn {
 
@@ -51,6 +52,13 @@ struct Watch {
   bool end_capture_at_exit = false;
   int reap_error = 0;
   ChildExit exit;
+  // A copy-on-write child's start-status pipe (owned), read at the reap; a
+  // failed start is delivered as start_error with the step and its path.
+  int start_status_fd = -1;
+  int start_error = 0;
+  ChildPathFailure start_failure;
+  std::string start_file;
+  std::string start_cwd;
   int open_handles = 0;  // uv handles whose close callback has not run yet
   size_t limit = 0;
   std::vector<std::unique_ptr<Reader>> readers;

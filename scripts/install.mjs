@@ -78,7 +78,7 @@ if (first.loaded) {
   say(`native addon ready on ${first.platform}`);
   process.exit(0);
 }
-if (/the kernel lacks/.test(first.reason ?? "")) {
+if (/the kernel cannot run the addon/.test(first.reason ?? "")) {
   say(`${first.reason}; ${FALLBACK}`);
   process.exit(0);
 }

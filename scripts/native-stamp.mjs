@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Prints a short content hash of the native sources (native/**/*.{cc,h} and
+// Prints a short content hash of the native sources (native/**/*.{cc,h,map} and
 // binding.gyp). binding.gyp compiles it into the addon, and the test suite
 // recomputes it to prove a committed prebuild was built from the sources in
 // the tree. Kept dependency-free: gyp runs it before anything is installed.
@@ -15,7 +15,7 @@ function nativeFiles(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const full = join(dir, entry.name);
     if (entry.isDirectory()) out.push(...nativeFiles(full));
-    else if (/\.(cc|h)$/.test(entry.name)) out.push(full);
+    else if (/\.(cc|h|map)$/.test(entry.name)) out.push(full);
   }
   return out;
 }

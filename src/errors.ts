@@ -111,6 +111,34 @@ export class SpillError extends Error {
   }
 }
 
+/**
+ * Untrusted input (context and step values) holds far more keys than the
+ * runtime's `maxUntrustedKeys` allows: refused before any per-key work. Keys
+ * beyond the bound but within `limit` are skipped and reported instead.
+ * Carries counts only, never a key or a value.
+ */
+export class TooManyKeysError extends RangeError {
+  override readonly name = "TooManyKeysError";
+  readonly code = "ERR_EXACTSPAWN_TOO_MANY_KEYS";
+  /** The keys (or flattened variables) seen: the count that crossed `limit`. */
+  readonly count: number;
+  /** The runtime's maxUntrustedKeys. */
+  readonly maxUntrustedKeys: number;
+  /** The refusal threshold: 4 × maxUntrustedKeys. */
+  readonly limit: number;
+  constructor(where: string, count: number, maxUntrustedKeys: number, limit: number) {
+    super(
+      `${where}: untrusted input has ${count} keys or variables (context and step values), ` +
+        `more than ${limit} (4 × maxUntrustedKeys, ${maxUntrustedKeys}): refused before ` +
+        "planning. Up to that many, the keys beyond maxUntrustedKeys are skipped " +
+        '("too_many_keys"); pass large data through a file or stdin instead.',
+    );
+    this.count = count;
+    this.maxUntrustedKeys = maxUntrustedKeys;
+    this.limit = limit;
+  }
+}
+
 /** Properties Node puts on its own system errors (fs, child_process). */
 export interface SystemErrorFields {
   code: string;

@@ -98,6 +98,7 @@ export {
   SpillError,
   type SystemError,
   systemError,
+  TooManyKeysError,
 } from "./errors.js";
 export {
   ARGV_RESERVE,

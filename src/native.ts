@@ -185,10 +185,11 @@ export interface NativeBinding {
    */
   startWatchdog?(program: { file: string; argv: readonly string[] }): number;
   /**
-   * What the running kernel offers of what the addon needs: pidfd_open (Linux
-   * 5.3) and close_range (5.9), probed with harmless calls at load.
+   * What the running kernel offers of what the addon needs, probed with
+   * harmless calls: null where the call works, else the errno name it failed
+   * with (ENOSYS: too old a kernel; EPERM: a seccomp profile refuses it).
    */
-  kernelSupport?(): { pidfdOpen: boolean; closeRange: boolean };
+  kernelSupport?(): { pidfdOpen: string | null; closeRange: string | null };
   /** memfd_create + write + seal → a close-on-exec fd at offset 0 (syscall "memfd_create" on failure). */
   sealedMemfd?(name: string, bytes: Buffer): number;
 }
@@ -230,8 +231,12 @@ const KERNEL_NEEDS = [
 function kernelShortfall(binding: NativeBinding): string | undefined {
   const support = binding.kernelSupport?.();
   if (support === undefined) return undefined;
-  const missing = KERNEL_NEEDS.filter(([key]) => !support[key]).map(([, what]) => what);
-  return missing.length === 0 ? undefined : `the kernel lacks ${missing.join(" and ")}`;
+  const failing = KERNEL_NEEDS.filter(([key]) => support[key] !== null).map(
+    ([key, what]) => `${what} fails with ${support[key]}`,
+  );
+  return failing.length === 0
+    ? undefined
+    : `the kernel cannot run the addon: ${failing.join(", ")}`;
 }
 
 /**
@@ -240,7 +245,7 @@ function kernelShortfall(binding: NativeBinding): string | undefined {
  * level, so a host whose addon did not load is told.
  */
 function warnFallback(platform: string, cause: string): void {
-  const chosen = hostLoggerSet() || process.env["EXACTSPAWN_LOG_LEVEL"] !== undefined;
+  const chosen = hostLoggerSet() || (process.env["EXACTSPAWN_LOG_LEVEL"] ?? "") !== "";
   (chosen ? logger() : libraryChild(stderrLogger("warn"))).warn(
     { platform, cause },
     "exactspawn: native addon unavailable, using the child_process fallback",

@@ -41,6 +41,11 @@ import {
   validateNameList,
 } from "./env/names.js";
 import { retiredFieldWarner } from "./env/retired-fields.js";
+import {
+  assertUntrustedKeyCount,
+  capUntrusted,
+  maxUntrustedKeysOption,
+} from "./env/untrusted-keys.js";
 import { compareNames, displayName } from "./errors.js";
 import { assertKnownOptions, knownKeys } from "./known-options.js";
 import { type Logger, libraryChild } from "./log.js";
@@ -128,6 +133,13 @@ export interface RuntimeOptions {
    * `cleanup` overrides it. Default true.
    */
   readonly cleanup?: boolean;
+  /**
+   * At most this many untrusted variables (context entries and step values
+   * together, step values first) reach one child; the rest are skipped,
+   * reason "too_many_keys". Input with more than 4 times as many keys is
+   * refused with TooManyKeysError before any per-key work. Default 4096.
+   */
+  readonly maxUntrustedKeys?: number;
 }
 
 /** The keys createRuntime accepts; any other key is a TypeError. One per line. */
@@ -155,6 +167,7 @@ export const RUNTIME_OPTION_KEYS = knownKeys<RuntimeOptions>({
   correlationName: true,
   cleanup: true,
   sandbox: true,
+  maxUntrustedKeys: true,
 });
 /** The keys runtime.buildEnv accepts. */
 export const BUILD_ENV_OPTION_KEYS = knownKeys<BuildEnvOptions>({
@@ -223,6 +236,8 @@ export interface RuntimeConfig {
   readonly correlationId: string | undefined;
   /** Whether bash steps end with the host by default. */
   readonly cleanup: boolean;
+  /** The bound on untrusted variables per child (see RuntimeOptions.maxUntrustedKeys). */
+  readonly maxUntrustedKeys: number;
 }
 
 export interface BuildEnvOptions {
@@ -353,6 +368,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     throw new TypeError("createRuntime: options.cleanup must be a boolean");
   }
   const stepCleanup = options.cleanup ?? true;
+  const maxUntrustedKeys = maxUntrustedKeysOption(options.maxUntrustedKeys, "createRuntime");
   const list = (
     value: readonly string[] | undefined,
     label: string,
@@ -447,6 +463,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     correlationName,
     correlationId,
     cleanup: stepCleanup,
+    maxUntrustedKeys,
   });
 
   // The env of a build with no per-call layer depends on the runtime alone: it
@@ -463,17 +480,24 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       throw new TypeError("stepValues must be a Map of name to value");
     }
     const id = correlationValue(build.correlationId, "correlationId") ?? correlationId;
+    assertUntrustedKeyCount([build.context, stepValues], maxUntrustedKeys, "buildEnv");
     const fixed =
       build.context === undefined &&
       (stepValues === undefined || stepValues.size === 0) &&
       build.extra === undefined &&
       build.correlationId === undefined;
     if (fixed && fixedLayered !== undefined) return fixedLayered;
+    const capped = capUntrusted(
+      stepValues,
+      build.context === undefined ? undefined : exporter(build.context),
+      maxUntrustedKeys,
+    );
     const layered = layerEnv({
       inherited: inherited.env,
       inheritedDrops: inherited.dropped,
-      context: build.context === undefined ? undefined : exporter(build.context),
-      stepValues,
+      capped: capped.skipped,
+      context: capped.context,
+      stepValues: capped.stepValues,
       session: sessionEnv,
       overlay,
       extra: build.extra === undefined ? undefined : trustedEnvMap(build.extra, "extra"),
@@ -512,6 +536,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     parentPath: () => parentEnv.get("PATH"),
     logger: log,
     correlationId,
+    maxUntrustedKeys,
     retiredFields: retiredFieldWarner(log === undefined ? {} : { log }),
     cleanup: stepCleanup,
   };

@@ -2,7 +2,7 @@
 #include "child_path.h"
 
 #include <fcntl.h>
-#include <poll.h>
+#include <linux/keyctl.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -142,6 +142,17 @@ EXACTSPAWN_CHILD_CODE void apply_credentials(ChildArgs* args) {
   }
   if (c.set_gid && syscall(SYS_setresgid, c.gid, c.gid, c.gid) != 0) fail(args, "setgid");
   if (c.set_uid && syscall(SYS_setresuid, c.uid, c.uid, c.uid) != 0) fail(args, "setuid");
+  // A new anonymous session keyring, created as the new user (so it is
+  // theirs, as pam_keyinit does): the host's session keyring, and every key
+  // in it, stays out of the child's reach (keyrings(7), session-keyring(7)).
+  // A kernel without keys (ENOSYS) or a seccomp policy refusing keyctl (EPERM)
+  // gives no keyring access to hand over either way.
+  if (c.set_uid || c.set_gid || c.set_groups) {
+    if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, nullptr) < 0 && errno != ENOSYS &&
+        errno != EPERM) {
+      fail(args, "keyctl");
+    }
+  }
 }
 
 EXACTSPAWN_CHILD_CODE int child_main(void* raw) {
@@ -305,7 +316,8 @@ int read_start_status(int fd, ChildPathFailure* failure) {
 }
 
 int spawn_child_path(const SpawnRequest& request, const ExecControls& controls, pid_t* pid,
-                     ChildPathFailure* failure) {
+                     int* start_status_fd, ChildPathFailure* failure) {
+  *start_status_fd = -1;
   name_step(failure, "clone");
   failure->in_child = false;
   if (request.file == nullptr || request.argv == nullptr || request.envp == nullptr ||
@@ -342,10 +354,10 @@ int spawn_child_path(const SpawnRequest& request, const ExecControls& controls, 
   // mark the shared mm non-dumpable at the uid change, and that flag alone
   // would stand between the target uid and the host's memory; this way the
   // host's dumpable flag is never touched. Exec success or the failing step
-  // comes back through a close-on-exec pipe: EOF at exec, a StartStatus on
-  // failure.
+  // comes back through a close-on-exec pipe: nothing at exec, a StartStatus
+  // on failure, written before the child exits.
   int status_pipe[2];
-  if (pipe2(status_pipe, O_CLOEXEC) != 0) {
+  if (pipe2(status_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
     name_step(failure, "pipe2");
     return -errno;
   }
@@ -356,18 +368,10 @@ int spawn_child_path(const SpawnRequest& request, const ExecControls& controls, 
     close(status_pipe[0]);
     return -clone_errno;
   }
-  // Waits for the exec (EOF) or the report. Another thread's copy-on-write
-  // child may hold a copy of the write end until its own exec.
-  int err = 0;
-  struct pollfd ready = {status_pipe[0], POLLIN, 0};
-  while ((err = poll(&ready, 1, -1)) < 0 && errno == EINTR) {
-  }
-  err = read_start_status(status_pipe[0], failure);
-  close(status_pipe[0]);
-  if (err < 0) {
-    reap_failed(child);
-    return err;
-  }
+  // Nobody waits here for the exec: once its uid changed, the target user
+  // may stop the child for as long as it likes. The pipe is read when the
+  // child has been reaped (read_start_status).
+  *start_status_fd = status_pipe[0];
   *pid = child;
   return 0;
 }

@@ -22,8 +22,9 @@
 //   raced with another thread's child. The host's dumpable flag is never
 //   touched. The child reports a failed step through a close-on-exec
 //   start-status pipe (nothing arrives when the exec succeeds), then exits
-//   127. CPython's _posixsubprocess makes the same choice (no vfork when
-//   credentials are asked).
+//   127. Nobody waits for its exec (the target user may stop the child
+//   indefinitely): the caller reads the pipe once the child is reaped. CPython's _posixsubprocess
+//   makes the same choice (no vfork when credentials are asked).
 //
 // The child runs only raw system calls (syscall(2)): it shares the parent's
 // memory, locks and TLS (or a copy of them taken while another thread may
@@ -43,7 +44,9 @@
 // parent can run in it); setsid(2) or setpgid(2); resource limits
 // (prlimit(2)) and nice (setpriority(2)) while still privileged, since raising
 // either needs a capability the uid change drops; setgroups(2), setresgid(2),
-// setresuid(2) (groups first: afterwards the child may no longer change them);
+// setresuid(2) (groups first: afterwards the child may no longer change them),
+// then a new anonymous session keyring (keyctl(2) KEYCTL_JOIN_SESSION_KEYRING,
+// as the new user; ENOSYS and EPERM tolerated);
 // PR_SET_PDEATHSIG (after the uid change, which clears it; see prctl(2)) —
 // the signal fires when the THREAD that spawned the child exits, e.g. a
 // worker thread, not only the process; PR_SET_NO_NEW_PRIVS; umask(2);
@@ -101,13 +104,17 @@ bool needs_private_memory(const ExecControls& controls);
 // Starts the child; on success stores its pid and returns 0. Otherwise
 // returns -errno and names the failing call in *failure; no child is left
 // behind (a child that failed before exec has been reaped).
+// A copy-on-write child is not waited for: it may still fail before its exec.
+// *start_status_fd is then the read end of its start-status pipe (O_CLOEXEC,
+// O_NONBLOCK; the caller owns it), to be read with read_start_status() once
+// the child has been reaped; -1 for a child that shares memory (its start is
+// known on return).
 int spawn_child_path(const SpawnRequest& request, const ExecControls& controls, pid_t* pid,
-                     ChildPathFailure* failure);
+                     int* start_status_fd, ChildPathFailure* failure);
 
-// Reads a copy-on-write child's start-status pipe without waiting (its read
-// end must be O_NONBLOCK, or the child must be gone): 0 when nothing was
-// reported (the exec succeeded, or has not happened yet), else -errno with
-// the failing step named in *failure.
+// Reads a reaped copy-on-write child's start-status pipe, without waiting:
+// 0 when nothing was reported (the exec succeeded), else -errno with the
+// failing step named in *failure (the child exited 127).
 int read_start_status(int fd, ChildPathFailure* failure);
 
 }  // namespace exactspawn

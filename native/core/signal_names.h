@@ -1,5 +1,6 @@
 // signal_names.h — the "SIGTERM"-style name of a signal number, as Node's
-// child_process reports it. See signal(7), sigabbrev_np(3).
+// child_process reports it. See signal(7); the names are
+// the addon's own table (see signal_names.cc).
 #pragma once
 
 #include <string>

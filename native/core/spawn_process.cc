@@ -1,6 +1,7 @@
 // spawn_process.cc — see spawn_process.h.
 #include "spawn_process.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -9,9 +10,32 @@
 #include <climits>
 #include <vector>
 
+#include "child_path.h"
+
 namespace exactspawn {
 
 namespace {
+
+// The two file actions posix_spawn needs beyond POSIX, looked up at run time:
+// addchdir_np came with glibc 2.29, addclosefrom_np with 2.34, and musl has
+// only the first. Where one is missing, children start through the addon's
+// own child path (child_path.h), which does both itself.
+using AddClosefrom = int (*)(posix_spawn_file_actions_t*, int);
+using AddChdir = int (*)(posix_spawn_file_actions_t*, const char*);
+
+struct FileActionsNp {
+  AddClosefrom addclosefrom;
+  AddChdir addchdir;
+};
+
+const FileActionsNp& file_actions_np() {
+  static const FileActionsNp found = {
+      reinterpret_cast<AddClosefrom>(
+          dlsym(RTLD_DEFAULT, "posix_spawn_file_actions_addclosefrom_np")),
+      reinterpret_cast<AddChdir>(dlsym(RTLD_DEFAULT, "posix_spawn_file_actions_addchdir_np")),
+  };
+  return found;
+}
 
 // Owns the attribute and file-action objects so every path destroys them.
 class SpawnPlan {
@@ -91,7 +115,7 @@ int add_stdio_actions(posix_spawn_file_actions_t* actions, const SpawnRequest& r
                   : posix_spawn_file_actions_adddup2(actions, sources[i], target);
     if (err != 0) return err;
   }
-  return posix_spawn_file_actions_addclosefrom_np(actions, static_cast<int>(count));
+  return file_actions_np().addclosefrom(actions, static_cast<int>(count));
 }
 
 }  // namespace
@@ -101,13 +125,19 @@ int spawn_process(const SpawnRequest& request, pid_t* pid) {
       request.stdio == nullptr || request.stdio_count < 3) {
     return -EINVAL;
   }
+  const FileActionsNp& np = file_actions_np();
+  if (np.addclosefrom == nullptr || (request.cwd != nullptr && np.addchdir == nullptr)) {
+    ChildPathFailure failure;
+    int start_status_fd = -1;  // stays -1: no credential change, the start is known on return
+    return spawn_child_path(request, ExecControls{}, pid, &start_status_fd, &failure);
+  }
   SpawnPlan plan;
   if (plan.init_error() != 0) return -plan.init_error();
 
   int err = set_attributes(plan.attr(), request);
   if (err == 0) err = add_stdio_actions(plan.actions(), request);
   if (err == 0 && request.cwd != nullptr) {
-    err = posix_spawn_file_actions_addchdir_np(plan.actions(), request.cwd);
+    err = np.addchdir(plan.actions(), request.cwd);
   }
   if (err != 0) return -err;
 

@@ -5,7 +5,9 @@
 // >= 2.24 reports exec failures of the child synchronously). The child gets:
 // each stdio slot dup2'ed onto its number (dup2 onto itself clears
 // FD_CLOEXEC), or /dev/null; every other fd closed
-// (posix_spawn_file_actions_addclosefrom_np); an empty signal mask
+// (posix_spawn_file_actions_addclosefrom_np; where the C library lacks it or
+// posix_spawn_file_actions_addchdir_np, the child starts through the child
+// path of child_path.h instead, with the same result); an empty signal mask
 // (POSIX_SPAWN_SETSIGMASK); every catchable signal at SIG_DFL
 // (POSIX_SPAWN_SETSIGDEF); optionally a new session (POSIX_SPAWN_SETSID) or
 // process group (POSIX_SPAWN_SETPGROUP).

@@ -46,7 +46,9 @@ export type ContextSkipReason =
   /** A bare name the host did not declare (refused by the layering, defence in depth). */
   | "undeclared_name"
   /** Skipped so that the step fits the exec limit: untrusted bytes never evict trusted ones. */
-  | "aggregate_env_budget";
+  | "aggregate_env_budget"
+  /** Beyond the runtime's maxUntrustedKeys (step values are kept first, then context in name order). */
+  | "too_many_keys";
 
 /** One key that was not exported. `key` is the original key, `name` the candidate env name. */
 export interface ContextSkip {

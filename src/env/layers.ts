@@ -43,7 +43,9 @@ export type StepSkipReason =
   | "reserved_name"
   | "unsafe_value"
   /** A bare (un-prefixed) name the host did not declare in `bareNames`. */
-  | "undeclared_name";
+  | "undeclared_name"
+  /** Beyond the runtime's maxUntrustedKeys (see untrusted-keys.ts). */
+  | "too_many_keys";
 
 /** A skipped entry of an untrusted layer, tagged with its layer. */
 export type LayerSkip =
@@ -60,6 +62,8 @@ export interface LayerInput {
   readonly inherited: ReadonlyMap<string, string>;
   /** Drops made while building the inherited base, passed through to the result. */
   readonly inheritedDrops?: readonly InheritedDrop[];
+  /** Untrusted entries left out before layering (the key bound), reported first in `skipped`. */
+  readonly capped?: readonly LayerSkip[] | undefined;
   /** The exported context (already checked by contextEnvPairs). */
   readonly context?: ContextExport | undefined;
   /** Step values, already named by the step-value planner. Untrusted: names are checked here. */
@@ -170,7 +174,7 @@ export function layerEnv(input: LayerInput): LayeredEnv {
           below.set(key, value, layer);
           spelling.set(key, name);
         };
-  const skipped: LayerSkip[] = [];
+  const skipped: LayerSkip[] = [...(input.capped ?? [])];
   const bareNames = input.bareNames ?? new Set<string>();
   // A bare name is one outside the untrusted layer's own namespace; only declared ones pass.
   const undeclared = (upper: string, namespace: string | undefined): boolean =>

@@ -28,8 +28,9 @@
  * here; the caller decides whether to log them (names only).
  */
 import { types } from "node:util";
-import { compareNames, displayName } from "../errors.js";
+import { compareNames, displayName, TooManyKeysError } from "../errors.js";
 import { asciiUpper, isUpperIdentifier } from "./names.js";
+import { REFUSE_FACTOR, topLevelKeyCount } from "./untrusted-keys.js";
 
 /** Why a step value produced no variable under a name. */
 export type StepValueSkipReason =
@@ -65,6 +66,12 @@ export interface StepValueOptions {
    * context denylist plugs in here.
    */
   readonly aliasFilter?: (name: string) => string | null;
+  /**
+   * The runtime's maxUntrustedKeys: values that would flatten into more than
+   * REFUSE_FACTOR times as many variables are refused (TooManyKeysError)
+   * before any value is encoded. Default: no bound.
+   */
+  readonly maxUntrustedKeys?: number;
 }
 
 export interface StepValueEnv {
@@ -135,16 +142,30 @@ function childValues(node: object): unknown[] {
 /**
  * Throws TypeError when any object or array is reachable twice from the step
  * values (a cycle or a shared reference). One pass, each object visited once:
- * linear in the size of the values, whatever their shape.
+ * linear in the size of the values, whatever their shape. With `bound`,
+ * throws TooManyKeysError as soon as the variables the values flatten into
+ * (top-level keys and the keys of plain objects within maxDepth) are more
+ * than `bound.limit`: before the rest of the graph is walked.
  */
-function assertTree(top: readonly [string, unknown][]): void {
+function assertTree(
+  top: readonly [string, unknown][],
+  maxDepth: number,
+  bound: { readonly limit: number; readonly max: number } | undefined,
+): void {
   const seen = new Set<object>();
+  let variables = top.length;
   for (const [key, root] of top) {
     if (root === null || typeof root !== "object") continue; // a string or number: no graph
-    const stack: unknown[] = [root];
+    const stack: [unknown, number][] = [[root, 0]];
     while (stack.length > 0) {
-      const node = stack.pop();
+      const [node, depth] = stack.pop()!;
       if (node === null || typeof node !== "object") continue;
+      if (bound !== undefined && depth < maxDepth && isPlainObject(node)) {
+        variables += topLevelKeyCount(node);
+        if (variables > bound.limit) {
+          throw new TooManyKeysError("step values", variables, bound.max, bound.limit);
+        }
+      }
       if (seen.has(node)) {
         throw new TypeError(
           `step values: the value of ${displayName(key)} reaches an object twice ` +
@@ -153,7 +174,7 @@ function assertTree(top: readonly [string, unknown][]): void {
       }
       seen.add(node);
       if (types.isMap(node) || types.isSet(node)) continue;
-      for (const child of childValues(node)) stack.push(child);
+      for (const child of childValues(node)) stack.push([child, depth + 1]);
     }
   }
 }
@@ -182,8 +203,13 @@ export function stepValueEnv(values: StepValues, options: StepValueOptions = {})
   const aliases = options.aliases ?? true;
   const env = new Map<string, string>();
   const skipped: StepValueSkip[] = [];
+  const max = options.maxUntrustedKeys;
+  const bound = max === undefined ? undefined : { limit: REFUSE_FACTOR * max, max };
+  if (bound !== undefined && topLevelKeyCount(values) > bound.limit) {
+    throw new TooManyKeysError("step values", topLevelKeyCount(values), bound.max, bound.limit);
+  }
   const top = ownEntries(values);
-  assertTree(top);
+  assertTree(top, maxDepth, bound);
 
   const prefixOk = isNamePiece(prefix);
   const separatorOk = isNamePiece(separator);

@@ -392,7 +392,9 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
     this.#engineCaptured = NONE;
     if (exit instanceof Error) {
       for (const stream of this.#streams) stream?.destroy();
-      // The fallback reports exec failures here, the native engine by throwing from start().
+      // The fallback reports exec failures here, and so does the native engine for a child
+      // that changes its credentials (nobody waits for its exec); other native failures
+      // are thrown from start().
       this.#settle({ ok: false, error: explainCwd(exit, this.#request?.cwd) });
       return;
     }

@@ -22,6 +22,7 @@ import { inheritedNames, type LayeredEnv, type LayerSkip, untrustedNames } from 
 import type { StepWithRetiredFields } from "../env/retired-fields.js";
 import { planSpill, type SpillPlan } from "../env/spill-plan.js";
 import { type StepValueSkip, type StepValues, stepValueEnv } from "../env/step-values.js";
+import { assertUntrustedKeyCount, DEFAULT_MAX_UNTRUSTED_KEYS } from "../env/untrusted-keys.js";
 import { pairBytes } from "../env-input.js";
 import { compareNames, InvalidEnvError, type SizedName } from "../errors.js";
 import { assertKnownOptions, knownKeys } from "../known-options.js";
@@ -80,6 +81,8 @@ export interface BashStepHost {
   readonly cleanup?: boolean | undefined;
   /** The runtime's correlation id: a step's identity when the call gives none (step-identity.ts). */
   readonly correlationId?: string | undefined;
+  /** The runtime's bound on untrusted variables (undefined: DEFAULT_MAX_UNTRUSTED_KEYS). */
+  readonly maxUntrustedKeys?: number | undefined;
 }
 
 /** The step name retired-field notices use when a step has none. */
@@ -363,6 +366,9 @@ function planWithInvocation(
       maxEnvValueBytes: options.maxEnvValueBytes,
     });
   }
+  const maxUntrustedKeys = host.maxUntrustedKeys ?? DEFAULT_MAX_UNTRUSTED_KEYS;
+  // Far too many keys: refused before any per-key work (O(1) for Maps).
+  assertUntrustedKeyCount([options.context, options.values], maxUntrustedKeys, "bash");
   const limits = options.limits ?? probeLimits();
   const interpreter = host.interpreter();
   // Aliases only for declared bare names (or all, under the compat preset); the
@@ -370,7 +376,11 @@ function planWithInvocation(
   const steps =
     options.values === undefined
       ? NO_STEP_VALUES
-      : stepValueEnv(options.values, { prefix: host.stepPrefix, aliases: host.aliases ?? false });
+      : stepValueEnv(options.values, {
+          prefix: host.stepPrefix,
+          aliases: host.aliases ?? false,
+          maxUntrustedKeys,
+        });
   const layered = host.buildEnv({
     ...(options.context === undefined ? {} : { context: options.context }),
     stepValues: steps.env,

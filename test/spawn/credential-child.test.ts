@@ -12,13 +12,24 @@
  * Seen red on the CLONE_VM | CLONE_VFORK child path: "held … shared", the
  * capable non-root host non-dumpable while its child was held, and CLONE_VM
  * in every uid child's clone.
+ *
+ * The spawning thread never waits for such a child's exec (finding 2: the
+ * target user could stop the child and with it the host's event loop): its
+ * start is read when the child is reaped. Seen red with the spawning thread
+ * waiting on the start-status pipe: the loop stood still until the kernel
+ * broke the lease (lease-break-time), and the child had exec'ed by then.
+ *
+ * It also joins a new session keyring (finding 6): seen red without the
+ * join, the uid child found and read the host's session key.
  */
 import { type ChildProcess, spawn as spawnChild, spawnSync } from "node:child_process";
 import {
   chmodSync,
   copyFileSync,
+  mkdirSync,
   mkdtempSync,
   readFileSync,
+  readlinkSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -27,8 +38,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { nativeStatus } from "../../src/index.js";
+import { nativeStatus, spawn, spawnSync as spawnSyncExact } from "../../src/index.js";
 import { fixtureBinary } from "../fixtures/build.js";
+import { eventually, openFds, zombieChildren } from "../fixtures/process-state.js";
 
 const root = resolve(import.meta.dirname, "../..");
 const dist = pathToFileURL(join(root, "dist/index.js")).href;
@@ -139,6 +151,92 @@ describe.runIf(nativeStatus().loaded && isRoot)(
       },
       90_000,
     );
+
+    it("keeps the host's event loop turning while a uid child is held before its exec", async () => {
+      const hold = start(fixtureBinary("exec-hold"), [program, String(process.pid)]);
+      await lineOf(hold, /^ready$/);
+      let ticks = 0;
+      let turning = true;
+      const turn = () => {
+        ticks++;
+        if (turning) setImmediate(turn);
+      };
+      setImmediate(turn);
+      const run = spawn(program, [], { uid: NOBODY, reject: false });
+      // The fixture's line is itself an event this loop had to deliver.
+      const held = Number((await lineOf(hold, /^held /)).split(" ")[1]);
+      const stillHeld = () => {
+        try {
+          return readlinkSync(`/proc/${held}/exe`) !== program;
+        } catch {
+          return false; // exec'ed and gone
+        }
+      };
+      expect(stillHeld()).toBe(true);
+      const ticksWhenHeld = ticks;
+      await new Promise((next) => setImmediate(next));
+      await new Promise((next) => setImmediate(next));
+      expect(ticks).toBeGreaterThan(ticksWhenHeld);
+      expect(stillHeld()).toBe(true);
+      hold.stdin!.end("release\n");
+      turning = false;
+      expect((await run).exitCode).toBe(0);
+    }, 90_000);
+
+    it("reports a failed start of a uid child alike from spawn and spawnSync", async () => {
+      const missing = join(dir, "missing");
+      const locked = join(dir, "root-only");
+      mkdirSync(locked, { recursive: true, mode: 0o700 });
+      const fdsBefore = openFds();
+      const cases: [string, Record<string, unknown>, Record<string, unknown>][] = [
+        [missing, {}, { code: "ENOENT", syscall: "execve", path: missing }],
+        [program, { cwd: locked }, { code: "EACCES", syscall: "chdir", path: locked }],
+      ];
+      for (const [file, options, expected] of cases) {
+        const asyncError = await spawn(file, [], { uid: NOBODY, ...options }).then(
+          () => new Error("expected a failure"),
+          (error: unknown) => error,
+        );
+        let syncError: unknown = new Error("expected a failure");
+        try {
+          spawnSyncExact(file, [], { uid: NOBODY, ...options });
+        } catch (error) {
+          syncError = error;
+        }
+        expect(asyncError).toMatchObject(expected);
+        expect(syncError).toMatchObject(expected);
+        const { message, errno } = asyncError as NodeJS.ErrnoException;
+        expect({ message, errno }).toEqual({
+          message: (syncError as Error).message,
+          errno: (syncError as NodeJS.ErrnoException).errno,
+        });
+      }
+      expect(await eventually(() => openFds().every((fd) => fdsBefore.includes(fd)))).toBe(true);
+      expect(zombieChildren()).toEqual([]);
+    });
+
+    it("starts a uid child in a new session keyring: the host's keys are out of its reach", () => {
+      // The host runs in a session keyring of its own holding one key (the
+      // keyring fixture), so the machine's keyrings are never touched.
+      const host = join(dir, "keys.mjs");
+      writeFileSync(
+        host,
+        `import { spawn } from ${JSON.stringify(dist)};
+      const [probe, id] = [process.argv[2], process.env.EXACTSPAWN_KEY_ID];
+      const read = async (options) => (await spawn(probe, ["read", id], options)).stdout.trim().split("\\n");
+      console.log(JSON.stringify({ same: await read({}), other: await read({ uid: ${NOBODY}, gid: ${NOBODY} }) }));`,
+      );
+      const probe = fixtureBinary("keyring");
+      const result = spawnSync(probe, ["host", process.execPath, host, probe], {
+        encoding: "utf8",
+      });
+      expect(result.stderr).toBe("");
+      expect(JSON.parse(result.stdout)).toEqual({
+        // The contrast: a child that keeps the host's credentials keeps its keyring.
+        same: ["session:exactspawn-key-payload", "id:exactspawn-key-payload"],
+        other: ["session:ENOKEY", "id:EACCES"],
+      });
+    });
 
     it.runIf(hasStrace)(
       "starts uid children from three threads at once without CLONE_VM (strace)",

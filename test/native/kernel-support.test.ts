@@ -1,0 +1,79 @@
+/**
+ * The kernel probe at load: where pidfd_open (Linux 5.3) or close_range (5.9)
+ * is missing (an old kernel) or refused (a container's seccomp profile), the
+ * library finds out when it loads the addon and takes its fallback, saying
+ * why, instead of failing spawns one by one. The host process runs under a
+ * seccomp filter that fails the call as such a kernel does.
+ */
+import { spawnSync } from "node:child_process";
+import { constants } from "node:os";
+import { describe, expect, it } from "vitest";
+import { nativeBinding, nativeStatus, PACKAGE_ROOT } from "../../src/native.js";
+import { fixtureBinary } from "../fixtures/build.js";
+
+// Both calls came after the syscall tables were unified: one number on every architecture.
+const NR = { pidfd_open: 434, close_range: 436 };
+
+const HOST = `
+import { nativeStatus, spawn } from "./dist/index.js";
+const run = await spawn("/bin/echo", ["still spawns"]);
+console.log(JSON.stringify({ status: nativeStatus(), out: run.stdout.trim() }));`;
+
+function hostWithout(rules: [number, number][], env: NodeJS.ProcessEnv = {}) {
+  return spawnSync(
+    fixtureBinary("without-syscall"),
+    [...rules.flat().map(String), "--", process.execPath, "--input-type=module", "-e", HOST],
+    {
+      cwd: PACKAGE_ROOT,
+      encoding: "utf8",
+      env: { ...process.env, EXACTSPAWN_NATIVE: "", EXACTSPAWN_LOG_LEVEL: "", ...env },
+    },
+  );
+}
+
+describe.runIf(nativeStatus().loaded && nativeBinding()?.kernelSupport)("the kernel probe", () => {
+  it("finds both calls on this kernel", () => {
+    expect(nativeBinding()?.kernelSupport?.()).toEqual({ pidfdOpen: null, closeRange: null });
+  });
+
+  it.each([
+    [
+      "pidfd_open",
+      NR.pidfd_open,
+      constants.errno.ENOSYS,
+      "pidfd_open (Linux 5.3) fails with ENOSYS",
+    ],
+    [
+      "close_range",
+      NR.close_range,
+      constants.errno.ENOSYS,
+      "close_range (Linux 5.9) fails with ENOSYS",
+    ],
+    ["pidfd_open", NR.pidfd_open, constants.errno.EPERM, "pidfd_open (Linux 5.3) fails with EPERM"],
+  ])(
+    "without %s (system call %i) the fallback is taken at load, with the reason",
+    (_, nr, errno, why) => {
+      const run = hostWithout([[nr, errno]]);
+      expect(run.status).toBe(0);
+      const report = JSON.parse(run.stdout);
+      expect(report.out).toBe("still spawns");
+      expect(report.status.loaded).toBe(false);
+      expect(report.status.reason).toContain(`the kernel cannot run the addon: ${why}`);
+      const warnings = run.stderr
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line));
+      expect(warnings).toEqual([
+        expect.objectContaining({ level: 40, cause: expect.stringContaining(why) }),
+      ]);
+    },
+  );
+
+  it("EXACTSPAWN_NATIVE=required refuses to run on such a kernel", () => {
+    const run = hostWithout([[NR.pidfd_open, constants.errno.ENOSYS]], {
+      EXACTSPAWN_NATIVE: "required",
+    });
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toContain("pidfd_open (Linux 5.3) fails with ENOSYS");
+  });
+});
