@@ -580,7 +580,12 @@ export function runBashStep(
     started = startStep(host, command, options, log);
   } catch (error) {
     logStepEnd(log, "bash", undefined, startedAt, { ok: false, error });
-    return StepHandle.failed(tagStepError(error, identity));
+    const tagged = tagStepError(error, identity);
+    // One rule for every call (docs/spawn.md, "Errors"): a TypeError (a bad
+    // option or argument, InvalidEnvError among them) is thrown here; what
+    // the run meets (no bash, a budget, a spill) rejects through the handle.
+    if (error instanceof TypeError) throw tagged;
+    return StepHandle.failed(tagged);
   }
   const { child, plan } = started;
   logStepStart(log, "bash", {

@@ -22,7 +22,7 @@ import { assertLimitsOption, type Limits, POINTER_BYTES, probeLimits } from "../
 import type { Logger } from "../log.js";
 import { shebangCost } from "../shebang.js";
 import { resolveFile } from "../spawn/resolve-file.js";
-import { spawn } from "../spawn/spawn.js";
+import { failedBeforeStart, spawn } from "../spawn/spawn.js";
 import { SPAWN_OPTION_KEYS, type SpawnOptions } from "../spawn/spawn-options.js";
 import type { Subprocess } from "../spawn/subprocess.js";
 import {
@@ -115,8 +115,9 @@ export function assertArgvStrings(
 }
 
 /**
- * See the module comment. Synchronous errors (bad argv, budget) throw before
- * anything starts. Every error, thrown or rejected, carries the call's
+ * See the module comment. A TypeError (a bad option, an argv string over
+ * the limit) is thrown; what the run meets before it starts (no such file,
+ * a budget that cannot be met) rejects the Subprocess. Every error, thrown or rejected, carries the call's
  * `step` and `correlationId`; start and end are logged (step-identity.ts).
  */
 export function runtimeSpawn(
@@ -133,8 +134,13 @@ export function runtimeSpawn(
   try {
     child = startChild(host, file, args, options, log);
   } catch (error) {
-    logStepEnd(log, "spawn", undefined, startedAt, { ok: false, error });
-    throw tagStepError(error, identity);
+    // As spawn: a TypeError (bad option or argument) is thrown; what the run
+    // meets before it starts (no such file, a budget) rejects the Subprocess.
+    if (error instanceof TypeError) {
+      logStepEnd(log, "spawn", undefined, startedAt, { ok: false, error });
+      throw tagStepError(error, identity);
+    }
+    child = failedBeforeStart(error);
   }
   const pid = child.pid;
   if (pid !== undefined) logStepStart(log, "spawn", { childPid: pid });

@@ -119,7 +119,7 @@ describe("runtime.bash's handle", () => {
 
 describe("killGraceMs", () => {
   it("is spawn's option: validated there and used for the step's group", async () => {
-    await expect(runtime.bash("true", { killGraceMs: -1, tmpdir: root() })).rejects.toThrow(
+    expect(() => runtime.bash("true", { killGraceMs: -1, tmpdir: root() })).toThrow(
       /options\.killGraceMs must be a non-negative number/,
     );
     // A step that ignores SIGTERM ends by SIGKILL once the grace has passed.

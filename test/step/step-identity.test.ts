@@ -68,14 +68,20 @@ describe("errors name their step", () => {
     expect(error).toMatchObject({ step: "s", correlationId: "run-7" });
   });
 
-  it("errors before the start carry it too (a budget error, a bad option)", async () => {
+  it("errors before the start carry it too (no bash, a bad option thrown at once)", async () => {
     const runtime = createRuntime({ parentEnv: { PATH: process.env["PATH"] ?? "" } });
-    const bad = await rejection(
-      runtime.bash("true", { step: "typo", cwd: "" } as unknown as { step: string }),
-    );
+    let bad: unknown;
+    try {
+      runtime.bash("true", { step: "typo", cwd: "" } as unknown as { step: string });
+    } catch (error) {
+      bad = error;
+    }
     expect(bad).toBeInstanceOf(TypeError);
     expect(bad).toMatchObject({ step: "typo" });
     expect((bad as Error).message).toMatch(/^step "typo": bash: options.cwd/);
+    const noBash = createRuntime({ parentEnv: {} });
+    const missing = await rejection(noBash.bash("true", { step: "nb", tmpdir: root() }).result);
+    expect(missing).toMatchObject({ code: "ENOENT", step: "nb" });
   });
 
   it("runtime.spawn: a thrown TypeError and a rejected run both carry it", async () => {
