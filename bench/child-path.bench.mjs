@@ -6,6 +6,9 @@
 //   posix_spawn  the addon called directly, no JavaScript policy
 //   child_path   the same, through the addon's own child path (clone + execve,
 //                taken when an exec control is set)
+//   child_path_uid  the child path with `uid` set (the host's own, so no
+//                privilege is needed): a credential-changing child, started
+//                with a copy-on-write clone (docs/spawn.md)
 //   spawn        exactspawn's spawn(): the whole library (needs npm run compile)
 // Prints median spawns/s, median parent CPU µs per spawn (process.cpuUsage,
 // every thread; the C loop's own CPU clock) and each one's CPU over the C
@@ -60,6 +63,7 @@ const contenders = {
   },
   posix_spawn: () => round(direct(undefined)),
   child_path: () => round(direct({})),
+  child_path_uid: () => round(direct({ uid: process.getuid() })),
   spawn: () => round(() => spawn("/bin/true", [], { env: ENV, stdio: "ignore" })),
 };
 const results = Object.fromEntries(Object.keys(contenders).map((name) => [name, []]));
@@ -73,6 +77,6 @@ for (const name of Object.keys(contenders)) {
   const cpu = median(cpusOf(name));
   const overC = pairedRatio(cpusOf(name), cpusOf("c"));
   console.log(
-    `${name.padEnd(12)} ${rate.toFixed(0).padStart(5)} spawns/s  ${cpu.toFixed(0).padStart(4)} µs parent CPU/spawn  ${overC.toFixed(2)}x the C loop's CPU`,
+    `${name.padEnd(15)} ${rate.toFixed(0).padStart(5)} spawns/s  ${cpu.toFixed(0).padStart(4)} µs parent CPU/spawn  ${overC.toFixed(2)}x the C loop's CPU`,
   );
 }

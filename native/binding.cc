@@ -25,6 +25,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("spawn", Napi::Function::New(env, Spawn, "spawn"));
   exports.Set("spawnSync", Napi::Function::New(env, SpawnSync, "spawnSync"));
   exports.Set("sandboxSupport", Napi::Function::New(env, SandboxSupportOf, "sandboxSupport"));
+  exports.Set("sandboxFilter", Napi::Function::New(env, SandboxFilterOf, "sandboxFilter"));
   exports.Set("pipe", Napi::Function::New(env, Pipe, "pipe"));
   exports.Set("closeFd", Napi::Function::New(env, CloseFd, "closeFd"));
   exports.Set("startWatchdog", Napi::Function::New(env, StartWatchdog, "startWatchdog"));

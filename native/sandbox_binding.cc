@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "core/seccomp_filter.h"
 #include "system_error.h"
 
 namespace exactspawn {
@@ -74,10 +75,11 @@ void PrepareSandbox(Napi::Env env, SandboxInput* input) {
     input->ruleset_fd = fd;
   }
   input->plan.ruleset_fd = input->ruleset_fd;
-  input->plan.filter = input->seccomp ? network_filter() : nullptr;
-  if (input->seccomp && input->plan.filter == nullptr) {
-    throw SystemError(env, -ENOSYS, "seccomp");
-  }
+  FilterArch arch;
+  if (input->seccomp && !native_filter_arch(&arch)) throw SystemError(env, -ENOSYS, "seccomp");
+  input->plan.filter = input->seccomp
+                           ? sandbox_filter(arch, input->spec.network, input->spec.exec_writable)
+                           : nullptr;
 }
 
 Napi::Value SandboxSupportOf(const Napi::CallbackInfo& info) {
@@ -86,6 +88,38 @@ Napi::Value SandboxSupportOf(const Napi::CallbackInfo& info) {
   Napi::Object out = Napi::Object::New(env);
   out.Set("landlockAbi", Napi::Number::New(env, support.landlock_abi));
   out.Set("seccompFilter", Napi::Boolean::New(env, support.seccomp_filter));
+  return out;
+}
+
+Napi::Value SandboxFilterOf(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsObject()) {
+    ThrowTypeError(env, "sandboxFilter: options must be an object");
+  }
+  Napi::Object options = info[0].As<Napi::Object>();
+  Napi::Value arch_value = options.Get("arch");
+  std::string arch_name = arch_value.IsString() ? arch_value.As<Napi::String>().Utf8Value() : "";
+  if (arch_name != "x86_64" && arch_name != "aarch64") {
+    ThrowTypeError(env, "sandboxFilter: arch must be \"x86_64\" or \"aarch64\"");
+  }
+  Napi::Value network = options.Get("network");
+  Napi::Value exec_writable = options.Get("execWritable");
+  if (!network.IsBoolean() || !exec_writable.IsBoolean()) {
+    ThrowTypeError(env, "sandboxFilter: network and execWritable must be booleans");
+  }
+  const struct sock_fprog* program = sandbox_filter(
+      arch_name == "x86_64" ? FilterArch::kX86_64 : FilterArch::kAarch64,
+      network.As<Napi::Boolean>().Value(), exec_writable.As<Napi::Boolean>().Value());
+  Napi::Array out = Napi::Array::New(env, program->len);
+  for (uint32_t i = 0; i < program->len; ++i) {
+    const struct sock_filter& insn = program->filter[i];
+    Napi::Array row = Napi::Array::New(env, 4);
+    row.Set(0u, Napi::Number::New(env, insn.code));
+    row.Set(1u, Napi::Number::New(env, insn.jt));
+    row.Set(2u, Napi::Number::New(env, insn.jf));
+    row.Set(3u, Napi::Number::New(env, insn.k));
+    out.Set(i, row);
+  }
   return out;
 }
 

@@ -3,7 +3,8 @@
 //     execWritable: boolean, network: boolean, landlock: boolean, seccomp: boolean }
 // (absolute paths; `landlock`/`seccomp` say which parts to apply, as decided
 // by the TypeScript policy against sandboxSupport()), builds the Landlock
-// ruleset in the parent when asked, and exports sandboxSupport().
+// ruleset in the parent when asked, and exports sandboxSupport() and
+// sandboxFilter() (the seccomp program as [code, jt, jf, k] rows, for tests).
 #pragma once
 
 #include <napi.h>
@@ -33,5 +34,9 @@ void PrepareSandbox(Napi::Env env, SandboxInput* input);
 
 // sandboxSupport() → { landlockAbi: number, seccompFilter: boolean }
 Napi::Value SandboxSupportOf(const Napi::CallbackInfo& info);
+
+// sandboxFilter({ arch: "x86_64" | "aarch64", network, execWritable }) → the
+// program the child would install on that architecture.
+Napi::Value SandboxFilterOf(const Napi::CallbackInfo& info);
 
 }  // namespace exactspawn

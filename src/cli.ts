@@ -8,7 +8,7 @@ import { LIMITS_HELP, runLimits } from "./cli/limits-command.js";
 import { RUN_HELP, runRun } from "./cli/run-command.js";
 import { runSandbox, SANDBOX_HELP } from "./cli/sandbox-command.js";
 import { isUsageError } from "./cli/usage-error.js";
-import { displayName, firstLine } from "./errors.js";
+import { displayName, escapeControls, firstLine } from "./errors.js";
 import { PACKAGE_ROOT } from "./native.js";
 
 /** The top-level help; `bench` is listed only where the benchmarks are (a source checkout). */
@@ -67,7 +67,7 @@ async function main(argv: string[]): Promise<number> {
     return await command.run(rest);
   } catch (error) {
     const message = firstLine(error);
-    process.stderr.write(`exactspawn ${name}: ${message}\n`);
+    process.stderr.write(`exactspawn ${name}: ${escapeControls(message)}\n`);
     return isUsageError(error) ? 2 : 1;
   }
 }

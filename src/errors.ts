@@ -139,6 +139,36 @@ export class TooManyKeysError extends RangeError {
   }
 }
 
+/** One untrusted entry that did not reach a child, by name and reason. */
+export interface SkippedName {
+  readonly name: string;
+  readonly reason: string;
+}
+
+/**
+ * A runtime created with `untrustedSkips: "throw"` refused to start a child
+ * because some untrusted input (a context key or step value) would not reach
+ * it. `skipped` lists every one (name and reason); the message names them
+ * (escaped). Never a value.
+ */
+export class UntrustedSkipError extends Error {
+  override readonly name = "UntrustedSkipError";
+  readonly code = "ERR_EXACTSPAWN_UNTRUSTED_SKIP";
+  readonly skipped: readonly SkippedName[];
+  constructor(where: string, skipped: readonly SkippedName[]) {
+    const listed = skipped
+      .slice(0, LISTED_OFFENDERS)
+      .map((s) => `${displayName(s.name)} (${s.reason})`);
+    const more =
+      skipped.length > listed.length ? ` and ${skipped.length - listed.length} more` : "";
+    super(
+      `${where}: ${skipped.length} untrusted value(s) would not reach the child: ` +
+        `${listed.join(", ")}${more} (untrustedSkips: "throw"; every name is in error.skipped)`,
+    );
+    this.skipped = skipped;
+  }
+}
+
 /** Properties Node puts on its own system errors (fs, child_process). */
 export interface SystemErrorFields {
   code: string;
@@ -185,6 +215,46 @@ export function firstLine(error: unknown): string {
 }
 
 export function displayName(name: string): string {
-  const escaped = JSON.stringify(name).slice(1, -1);
+  const escaped = escapeControls(JSON.stringify(name).slice(1, -1));
   return escaped.length > 80 ? `${escaped.slice(0, 77)}...` : escaped;
+}
+
+/**
+ * Characters that must never reach a terminal raw from input: C0 controls,
+ * DEL and C1 controls (U+009B is a CSI on many terminals), bidi embeddings,
+ * overrides, isolates and marks (U+202A–202E, U+2066–2069, U+200E/200F,
+ * U+061C), other invisible format characters (zero-width U+200B–200D,
+ * U+2060–206F, U+FEFF, U+FFF9–FFFB), the line and paragraph separators, and
+ * lone surrogates. Written as a string: a regex literal would hold the
+ * very control characters it names.
+ */
+const FORMAT_AND_BIDI =
+  "\\u007f-\\u009f\\u061c\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ufeff\\ufff9-\\ufffb";
+const LONE_SURROGATE =
+  "[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]";
+const CONTROLS = new RegExp(`[\\u0000-\\u001f${FORMAT_AND_BIDI}]|${LONE_SURROGATE}`, "g");
+const CONTROLS_BUT_C0 = new RegExp(`[${FORMAT_AND_BIDI}]|${LONE_SURROGATE}`, "g");
+
+function unicodeEscape(char: string): string {
+  return `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
+}
+
+/**
+ * `text` with every control, bidi and invisible format character (see
+ * FORMAT_AND_BIDI) written as `\uXXXX`: the one function every piece of
+ * command output that may hold input goes through (names in messages,
+ * tables and errors). Pure; printable text is unchanged.
+ */
+export function escapeControls(text: string): string {
+  return text.replace(CONTROLS, unicodeEscape);
+}
+
+/**
+ * escapeControls for JSON text already made by JSON.stringify: C0 controls
+ * are left alone (inside strings JSON already escaped them; outside they are
+ * the layout's own newlines), everything else is escaped as `\uXXXX`, which
+ * JSON reads back as the same character. Pure.
+ */
+export function escapeJsonControls(json: string): string {
+  return json.replace(CONTROLS_BUT_C0, unicodeEscape);
 }

@@ -95,10 +95,12 @@ export {
   EnvBudgetError,
   InvalidEnvError,
   type SizedName,
+  type SkippedName,
   SpillError,
   type SystemError,
   systemError,
   TooManyKeysError,
+  UntrustedSkipError,
 } from "./errors.js";
 export {
   ARGV_RESERVE,

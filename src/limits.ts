@@ -79,6 +79,25 @@ export function execLimitForStack(stack: number | "unlimited"): number {
   return Math.max(Math.min(Math.floor(stack / 4), EXEC_LIMIT_CAP), EXEC_LIMIT_MIN);
 }
 
+/**
+ * The limits an exec is measured against when the child sets its own
+ * RLIMIT_STACK soft limit before execve (`rlimits.stack`, in bytes; Infinity
+ * for unlimited): the kernel sizes the argument area from the limit in force
+ * at the exec, the child's, while `limits` came from the host's. The smaller
+ * of the two is used, so a footprint that fits fits under either. Pure and
+ * total; returns `limits` itself when no stack limit is requested or the
+ * requested one is no smaller.
+ */
+export function limitsWithChildStack<T extends Pick<Limits, "execLimit" | "maxArgStrlen">>(
+  limits: T,
+  stackSoft: number | undefined,
+): T | Pick<Limits, "execLimit" | "maxArgStrlen"> {
+  if (stackSoft === undefined) return limits;
+  const child = execLimitForStack(stackSoft === Number.POSITIVE_INFINITY ? "unlimited" : stackSoft);
+  if (child >= limits.execLimit) return limits;
+  return { execLimit: child, maxArgStrlen: limits.maxArgStrlen };
+}
+
 /** The env budget for an exec limit: L less the argv reserve, the reserve capped at L/2. */
 export function envBudgetForLimit(execLimit: number): number {
   return execLimit - Math.min(ARGV_RESERVE, Math.floor(execLimit / 2));

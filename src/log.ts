@@ -8,6 +8,7 @@
  * `pid`, `hostname`): a variable is `variable`, a child's pid `childPid`.
  */
 import pino, { type Logger } from "pino";
+import { escapeJsonControls } from "./errors.js";
 
 export type { Logger };
 
@@ -19,10 +20,10 @@ let current: Logger | undefined;
  */
 export function stderrLogger(level: string): Logger {
   const known = pino.levels.values[level] !== undefined || level === "silent";
-  return pino(
-    { base: null, level: known ? level : "error" },
-    pino.destination({ fd: 2, sync: true }),
-  );
+  const stderr = pino.destination({ fd: 2, sync: true });
+  // Names in events may come from input: no raw C1 or bidi character reaches a terminal.
+  const escaped = { write: (line: string) => stderr.write(escapeJsonControls(line)) };
+  return pino({ base: null, level: known ? level : "error" }, escaped);
 }
 
 function defaultLogger(): Logger {

@@ -91,7 +91,7 @@ export interface RawSandbox {
   network: boolean;
   /** Build and apply the Landlock ruleset. */
   landlock: boolean;
-  /** Install the socket filter. */
+  /** Install the seccomp filter (native/core/seccomp_filter.h). */
   seccomp: boolean;
 }
 
@@ -175,6 +175,12 @@ export interface NativeBinding {
   spawnSync?(options: RawSpawnSyncOptions): RawSyncResult;
   /** What the kernel can enforce for `sandbox`: Landlock's ABI (0: none) and the seccomp filter. */
   sandboxSupport?(): { landlockAbi: number; seccompFilter: boolean };
+  /** The seccomp program a sandboxed child installs on `arch`, as [code, jt, jf, k] rows (for tests). */
+  sandboxFilter?(options: {
+    arch: "x86_64" | "aarch64";
+    network: boolean;
+    execWritable: boolean;
+  }): Array<[number, number, number, number]>;
   /** pipe2(O_CLOEXEC) → [readFd, writeFd]. */
   pipe?(): [number, number];
   /** close(2) → 0 or -errno; for fds no Node stream owns (fs.closeSync warns in workers). */

@@ -42,6 +42,7 @@ import {
 } from "./env/names.js";
 import { retiredFieldWarner } from "./env/retired-fields.js";
 import {
+  assertRecordOrMap,
   assertUntrustedKeyCount,
   capUntrusted,
   maxUntrustedKeysOption,
@@ -62,6 +63,7 @@ import {
 import { resolveInterpreter } from "./step/interpreter.js";
 import { type RuntimeSpawnOptions, runtimeSpawn } from "./step/runtime-spawn.js";
 import type { StepHandle } from "./step/step-handle.js";
+import { type UntrustedSkips, untrustedSkipsOption } from "./step/untrusted-skips.js";
 
 /** A host-supplied set of variables: a record (own enumerable keys) or a Map. */
 export type EnvRecord = Readonly<Record<string, string | undefined>> | ReadonlyMap<string, string>;
@@ -140,6 +142,14 @@ export interface RuntimeOptions {
    * refused with TooManyKeysError before any per-key work. Default 4096.
    */
   readonly maxUntrustedKeys?: number;
+  /**
+   * What happens when untrusted input will not reach a child (an invalid or
+   * reserved name, an unsupported value, no room in the budget, beyond
+   * maxUntrustedKeys): "report" (default) logs one WARN naming every skipped
+   * variable (never a value) and lists them in the result's `skipped`;
+   * "throw" refuses to start the child with UntrustedSkipError naming them.
+   */
+  readonly untrustedSkips?: UntrustedSkips;
 }
 
 /** The keys createRuntime accepts; any other key is a TypeError. One per line. */
@@ -168,6 +178,7 @@ export const RUNTIME_OPTION_KEYS = knownKeys<RuntimeOptions>({
   cleanup: true,
   sandbox: true,
   maxUntrustedKeys: true,
+  untrustedSkips: true,
 });
 /** The keys runtime.buildEnv accepts. */
 export const BUILD_ENV_OPTION_KEYS = knownKeys<BuildEnvOptions>({
@@ -238,6 +249,8 @@ export interface RuntimeConfig {
   readonly cleanup: boolean;
   /** The bound on untrusted variables per child (see RuntimeOptions.maxUntrustedKeys). */
   readonly maxUntrustedKeys: number;
+  /** What a skipped untrusted entry does (see RuntimeOptions.untrustedSkips). */
+  readonly untrustedSkips: UntrustedSkips;
 }
 
 export interface BuildEnvOptions {
@@ -369,6 +382,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   }
   const stepCleanup = options.cleanup ?? true;
   const maxUntrustedKeys = maxUntrustedKeysOption(options.maxUntrustedKeys, "createRuntime");
+  const untrustedSkips = untrustedSkipsOption(options.untrustedSkips, "createRuntime");
   const list = (
     value: readonly string[] | undefined,
     label: string,
@@ -464,6 +478,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     correlationId,
     cleanup: stepCleanup,
     maxUntrustedKeys,
+    untrustedSkips,
   });
 
   // The env of a build with no per-call layer depends on the runtime alone: it
@@ -480,6 +495,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       throw new TypeError("stepValues must be a Map of name to value");
     }
     const id = correlationValue(build.correlationId, "correlationId") ?? correlationId;
+    assertRecordOrMap(build.context, "buildEnv: options.context");
     assertUntrustedKeyCount([build.context, stepValues], maxUntrustedKeys, "buildEnv");
     const fixed =
       build.context === undefined &&
@@ -537,6 +553,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     logger: log,
     correlationId,
     maxUntrustedKeys,
+    untrustedSkips,
     retiredFields: retiredFieldWarner(log === undefined ? {} : { log }),
     cleanup: stepCleanup,
   };

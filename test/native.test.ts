@@ -25,8 +25,11 @@ const runNode = (code: string, env: NodeJS.ProcessEnv, cwd = PACKAGE_ROOT) =>
 
 const REPORT = `
 import { nativeStatus, probeLimits } from "./dist/index.js";
-const b = await import("node:module").then((m) => m.createRequire(import.meta.url)("node-gyp-build")(process.cwd()));
-console.log(JSON.stringify({ status: nativeStatus(), limits: probeLimits(), stamp: b.sourceStamp }));
+import { nativeBinding } from "./dist/native.js";
+import { locateAddon } from "./dist/native-locate.js";
+const status = nativeStatus();
+console.log(JSON.stringify({ status, limits: probeLimits(), stamp: nativeBinding()?.sourceStamp,
+  path: locateAddon(process.cwd()).path }));
 `;
 
 describe.runIf(process.env["EXACTSPAWN_NATIVE"] !== "0")("the addon in use", () => {
@@ -48,6 +51,9 @@ describe("the committed prebuild", () => {
     expect(report.status.loaded).toBe(true);
     expect(report.limits.source).toBe("native");
     expect(report.stamp).toBe(nativeSourceStamp());
+    expect(report.path).toMatch(
+      new RegExp(`/prebuilds/linux-${process.arch}/exactspawn(\\.glibc|\\.musl)?\\.node$`),
+    );
   });
 });
 

@@ -2,7 +2,6 @@
 #include "sandbox.h"
 
 #include <fcntl.h>
-#include <linux/audit.h>
 #include <linux/seccomp.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -12,6 +11,8 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
+
+#include "seccomp_filter.h"
 
 namespace exactspawn {
 
@@ -97,61 +98,15 @@ int add_rule(int ruleset, const std::string& path, uint64_t access, uint64_t han
   return err;
 }
 
-#if defined(__x86_64__)
-constexpr uint32_t kX32Bit = 0x40000000;
-constexpr uint32_t kDeny = SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA);
-constexpr uint32_t kArchOffset = offsetof(struct seccomp_data, arch);
-constexpr uint32_t kNrOffset = offsetof(struct seccomp_data, nr);
-// args[0]'s low 32 bits (little endian): the domain of socket(2)/socketpair(2).
-constexpr uint32_t kArg0Offset = offsetof(struct seccomp_data, args);
-
-#define LOAD(offset) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (offset))
-#define JEQ(value, t, f) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (value), (t), (f))
-#define JSET(value, t, f) BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, (value), (t), (f))
-#define RET(value) BPF_STMT(BPF_RET | BPF_K, (value))
-
-// A jump skips that many instructions after itself; targets are noted by index.
-struct sock_filter kFilter[] = {
-    /* 0 */ LOAD(kArchOffset),
-    /* 1 */ JEQ(AUDIT_ARCH_X86_64, 0, 6),  // else → 8
-    /* 2 */ LOAD(kNrOffset),
-    /* 3 */ JSET(kX32Bit, 14, 0),  // x32 → 18 deny
-    /* 4 */ JEQ(41, 10, 0),        // socket → 15
-    /* 5 */ JEQ(53, 9, 0),         // socketpair → 15
-    /* 6 */ JEQ(425, 11, 0),       // io_uring_setup → 18 deny
-    /* 7 */ RET(SECCOMP_RET_ALLOW),
-    /* 8 */ JEQ(AUDIT_ARCH_I386, 0, 9),  // unknown arch → 18 deny
-    /* 9 */ LOAD(kNrOffset),
-    /* 10 */ JEQ(102, 7, 0),  // socketcall → 18 deny
-    /* 11 */ JEQ(359, 3, 0),  // socket → 15
-    /* 12 */ JEQ(360, 2, 0),  // socketpair → 15
-    /* 13 */ JEQ(425, 4, 0),  // io_uring_setup → 18 deny
-    /* 14 */ RET(SECCOMP_RET_ALLOW),
-    /* 15 */ LOAD(kArg0Offset),
-    /* 16 */ JEQ(1 /* AF_UNIX */, 0, 1),  // else → 18 deny
-    /* 17 */ RET(SECCOMP_RET_ALLOW),
-    /* 18 */ RET(kDeny),
-};
-
-#undef LOAD
-#undef JEQ
-#undef JSET
-#undef RET
-
-const struct sock_fprog kProgram = {static_cast<unsigned short>(sizeof kFilter / sizeof kFilter[0]),
-                                    kFilter};
-#endif
-
 }  // namespace
 
 SandboxSupport probe_sandbox() {
   SandboxSupport support;
   long abi = syscall(SYS_landlock_create_ruleset, nullptr, 0, kCreateRulesetVersion);
   support.landlock_abi = abi > 0 ? static_cast<int>(abi) : 0;
-#if defined(__x86_64__)
   // PR_GET_SECCOMP fails with EINVAL when the kernel lacks CONFIG_SECCOMP.
-  support.seccomp_filter = prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
-#endif
+  FilterArch arch;
+  support.seccomp_filter = native_filter_arch(&arch) && prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
   return support;
 }
 
@@ -193,14 +148,6 @@ int build_ruleset(const SandboxSpec& spec, int abi, std::string* failed_path) {
     return err;
   }
   return fd;
-}
-
-const struct sock_fprog* network_filter() {
-#if defined(__x86_64__)
-  return &kProgram;
-#else
-  return nullptr;
-#endif
 }
 
 // Runs on the child's borrowed stack: never instrumented (see child_path.cc).

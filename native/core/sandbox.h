@@ -1,6 +1,6 @@
 // sandbox.h — confines a child before exec: Landlock for the file system
-// (and TCP where the ABI has it), a seccomp filter for sockets, both after
-// PR_SET_NO_NEW_PRIVS.
+// (and TCP where the ABI has it), the seccomp filter of seccomp_filter.h,
+// both after PR_SET_NO_NEW_PRIVS.
 //
 // Parent side (may allocate): probe what the kernel can enforce, and build a
 // Landlock ruleset fd from the host's intent (paths opened with O_PATH).
@@ -31,7 +31,7 @@ struct SandboxSpec {
 // What this kernel can enforce.
 struct SandboxSupport {
   int landlock_abi = 0;         // 0: no Landlock (or disabled)
-  bool seccomp_filter = false;  // seccomp(SECCOMP_SET_MODE_FILTER) with our filter's arch
+  bool seccomp_filter = false;  // seccomp is there and a filter exists for this arch
 };
 
 SandboxSupport probe_sandbox();
@@ -39,10 +39,6 @@ SandboxSupport probe_sandbox();
 // Builds the Landlock ruleset for `spec` under ABI `abi` (>= 1). Returns the
 // ruleset fd (O_CLOEXEC) or -errno; on a path's failure, *failed_path names it.
 int build_ruleset(const SandboxSpec& spec, int abi, std::string* failed_path);
-
-// The socket filter: AF_UNIX sockets only, no io_uring, no x32 or unknown
-// ABI; 32-bit socketcall(2) refused as a whole. Static data, built once.
-const struct sock_fprog* network_filter();
 
 // What the child applies, in this order: no_new_privs, the Landlock
 // ruleset (if ruleset_fd >= 0), the filter (if non-null).

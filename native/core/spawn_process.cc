@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <climits>
+#include <cstring>
 #include <vector>
 
 #include "child_path.h"
@@ -62,6 +63,25 @@ class SpawnPlan {
   int actions_error_ = 0;
 };
 
+// glibc reserves signals 32 and 33 for itself (thread cancellation and
+// set*id broadcasts): sigfillset() leaves them out and sigaddset() refuses
+// them with EINVAL. Its posix_spawn child sets them to SIG_IGN unless they
+// are in the SETSIGDEF set, while it resets every signal that is in that set
+// (spawni.c tests the bits with __sigismember, which has no such filter), so
+// a child would start with them ignored (SigIgn 0000000180000000) where a
+// child_process child has none. Their bits are therefore set by hand, in the
+// kernel's layout, which glibc's (and musl's) sigset_t shares: an array of
+// unsigned long, signal n at bit (n - 1), lowest word first.
+void add_glibc_internal_signals(sigset_t* set) {
+  constexpr unsigned kBitsPerWord = sizeof(unsigned long) * CHAR_BIT;
+  unsigned long words[sizeof(sigset_t) / sizeof(unsigned long)];
+  std::memcpy(words, set, sizeof words);
+  for (unsigned sig : {32u, 33u}) {
+    words[(sig - 1) / kBitsPerWord] |= 1UL << ((sig - 1) % kBitsPerWord);
+  }
+  std::memcpy(set, words, sizeof words);
+}
+
 int set_attributes(posix_spawnattr_t* attr, const SpawnRequest& request) {
   short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
   if (request.new_session) flags |= POSIX_SPAWN_SETSID;
@@ -77,6 +97,7 @@ int set_attributes(posix_spawnattr_t* attr, const SpawnRequest& request) {
   sigfillset(&all);
   sigdelset(&all, SIGKILL);
   sigdelset(&all, SIGSTOP);
+  add_glibc_internal_signals(&all);
   err = posix_spawnattr_setsigdefault(attr, &all);
   if (err != 0) return err;
 

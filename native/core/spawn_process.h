@@ -9,7 +9,8 @@
 // posix_spawn_file_actions_addchdir_np, the child starts through the child
 // path of child_path.h instead, with the same result); an empty signal mask
 // (POSIX_SPAWN_SETSIGMASK); every catchable signal at SIG_DFL
-// (POSIX_SPAWN_SETSIGDEF); optionally a new session (POSIX_SPAWN_SETSID) or
+// (POSIX_SPAWN_SETSIGDEF), glibc's internal 32 and 33 included (their bits
+// set by hand: sigaddset refuses them); optionally a new session (POSIX_SPAWN_SETSID) or
 // process group (POSIX_SPAWN_SETPGROUP).
 // See posix_spawn(3), posix_spawn_file_actions_adddup2(3), sigprocmask(2),
 // setsid(2), setpgid(2), close_range(2).

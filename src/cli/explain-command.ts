@@ -3,7 +3,7 @@
  * variable's fate, origin, size and reason, the budget used and the totals.
  * Plans only (no files, no spawn) and never prints a value.
  */
-import { firstLine } from "../errors.js";
+import { escapeControls, escapeJsonControls, firstLine } from "../errors.js";
 import { parseCommandLine } from "./command-line.js";
 import { explainReport, explainTable } from "./explain-view.js";
 import { STEP_OPTIONS, STEP_OPTIONS_HELP, stepRequest } from "./step-options.js";
@@ -41,10 +41,10 @@ export function runExplain(argv: string[]): number {
     report = explainReport(planStep(runtime, request), request.command, request.limitsSource);
   } catch (error) {
     const message = firstLine(error);
-    process.stderr.write(`exactspawn explain: ${message}\n`);
+    process.stderr.write(`exactspawn explain: ${escapeControls(message)}\n`);
     return 1;
   }
-  if (values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  if (values.json) process.stdout.write(`${escapeJsonControls(JSON.stringify(report, null, 2))}\n`);
   else process.stdout.write(`${explainTable(report, process.stdout)}\n`);
   return 0;
 }

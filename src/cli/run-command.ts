@@ -5,7 +5,7 @@
  * becomes ours (a signal n becomes 128 + n).
  */
 import { constants } from "node:os";
-import { firstLine } from "../errors.js";
+import { escapeControls, firstLine } from "../errors.js";
 import { probeLimits } from "../limits.js";
 import type { BashStepResult } from "../step/bash-step.js";
 import { parseCommandLine } from "./command-line.js";
@@ -76,7 +76,7 @@ export async function runRun(argv: string[]): Promise<number> {
   const runtime = runtimeFor(request);
   const fail = (error: unknown): number => {
     const message = firstLine(error);
-    process.stderr.write(`exactspawn run: ${message}\n`);
+    process.stderr.write(`exactspawn run: ${escapeControls(message)}\n`);
     return isUsageError(error) ? 2 : EXIT_CANNOT_RUN;
   };
 
@@ -96,7 +96,11 @@ export async function runRun(argv: string[]): Promise<number> {
         const report = explainReport(plan, request.command, request.limitsSource);
         process.stderr.write(`${explainTable(report, process.stderr)}\n`);
       }
-      const unreached = unreachedValues(plan, request, runtime.config.stepPrefix);
+      const unreached = unreachedValues(plan, request, runtime.config.stepPrefix, (key) => {
+        const value = request.context?.get(key);
+        if (value === undefined) return undefined;
+        return runtime.exportContext(new Map([[key, value]])).pairs[0]?.[0];
+      });
       if (values["allow-skips"] !== true && unreached.length > 0) throw unreachedError(unreached);
     }
     const stdin = process.stdin.isTTY || request.stdinUsed ? "ignore" : "inherit";

@@ -12,7 +12,7 @@ Prints what the kernel here can enforce for spawn's \`sandbox\` option:
   Landlock      the ABI version: 1 file system, 2 cross-directory links and
                 renames, 3 truncate, 4 TCP bind/connect, 5 device ioctl,
                 6 signal and abstract-socket scoping
-  seccomp       whether the socket filter can be installed
+  seccomp       whether the system-call filter can be installed
   missing       parts a sandbox is refused for unless the host accepts them
                 with allowWeaker (exit status 1 when any is missing)
 
@@ -24,7 +24,9 @@ const PARTS: Record<SandboxPart, string> = {
   filesystem: "writes and reads confined to the listed directories (Landlock)",
   truncate: "truncating files outside the writable directories refused (Landlock ABI 3)",
   ioctl: "ioctl on devices opened inside the sandbox refused (Landlock ABI 5)",
-  network: "sockets other than AF_UNIX and io_uring refused (seccomp)",
+  network: "sockets other than AF_UNIX refused (seccomp)",
+  syscalls:
+    "terminal injection, keyrings, setuid bits, owner and xattr changes, io_uring, executable memfds refused (seccomp)",
 };
 
 /** The stable machine-readable shape printed by --json. */

@@ -22,11 +22,17 @@ export interface Unreached {
 
 const REACHED = new Set(["inline", "spilled"]);
 
-/** Every value of `request` the `plan` leaves out, in command-line order. Pure. */
+/**
+ * Every value of `request` the `plan` leaves out, in command-line order:
+ * refused by name or value, given up for the budget (`aggregate_env_budget`)
+ * or beyond the key bound (`too_many_keys`). `contextName` gives the name a
+ * context key is exported under (the runtime's own rule). Pure.
+ */
 export function unreachedValues(
   plan: BashStepPlan,
   request: Pick<StepRequest, "values" | "context">,
   stepPrefix: string,
+  contextName: (key: string) => string | undefined,
 ): Unreached[] {
   const byName = new Map(plan.variables.map((v) => [v.name, v]));
   const unreached: Unreached[] = [];
@@ -48,20 +54,36 @@ export function unreachedValues(
       reason: refused?.reason ?? own.skipped[0]?.reason ?? "not exported",
     });
   }
+  const reported = new Set<string>();
   for (const skip of plan.layered.skipped) {
     if (skip.layer !== "context" || !request.context?.has(skip.key)) continue;
+    reported.add(skip.key);
     unreached.push({ option: "--context", key: skip.key, reason: skip.reason });
+  }
+  // Skips made after export are by exported name: the budget's and the key bound's.
+  const byExportedName = new Map<string, string>();
+  for (const skip of plan.bounded.skipped) byExportedName.set(skip.name, "aggregate_env_budget");
+  for (const skip of plan.layered.skipped) {
+    if (skip.layer === "context" && skip.reason === "too_many_keys") {
+      byExportedName.set(skip.name, skip.reason);
+    }
+  }
+  if (byExportedName.size === 0 || request.context === undefined) return unreached;
+  for (const key of request.context.keys()) {
+    if (reported.has(key)) continue;
+    const name = contextName(key);
+    const reason = name === undefined ? undefined : byExportedName.get(name);
+    if (reason !== undefined) unreached.push({ option: "--context", key, reason });
   }
   return unreached;
 }
 
-/** The one-line UsageError for unreached values (the first three named, then a count). */
+/** The one-line UsageError for unreached values, naming every one of them. */
 export function unreachedError(unreached: readonly Unreached[]): UsageError {
-  const shown = unreached.slice(0, 3).map((u) => `${u.option} ${displayName(u.key)} (${u.reason})`);
-  const more = unreached.length > 3 ? ` and ${unreached.length - 3} more` : "";
+  const shown = unreached.map((u) => `${u.option} ${displayName(u.key)} (${u.reason})`);
   const verb = unreached.length === 1 ? "does" : "do";
   return new UsageError(
-    `${shown.join(", ")}${more} ${verb} not reach the step ` +
+    `${shown.join(", ")} ${verb} not reach the step ` +
       "(see exactspawn explain); fix it, or pass --allow-skips to run without",
   );
 }

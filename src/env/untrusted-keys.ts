@@ -24,6 +24,18 @@ export const DEFAULT_MAX_UNTRUSTED_KEYS = 4096;
 /** Input with more than this many times maxUntrustedKeys keys is refused outright. */
 export const REFUSE_FACTOR = 4;
 
+/**
+ * Throws TypeError unless `value` is undefined, a Map or a plain record (not
+ * null, an array or a primitive): `context: 42` is refused like `values: 42`,
+ * never read as no context at all.
+ */
+export function assertRecordOrMap(value: unknown, label: string): void {
+  if (value === undefined || types.isMap(value)) return;
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new TypeError(`${label} must be a record or a Map`);
+  }
+}
+
 /** The own top-level keys of a record or Map (0 for anything else); never runs a getter. */
 export function topLevelKeyCount(input: unknown): number {
   if (input === null || typeof input !== "object") return 0;

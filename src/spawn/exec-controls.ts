@@ -126,6 +126,15 @@ function groupList(value: unknown): number[] | undefined {
 }
 
 /**
+ * The stack soft limit the child sets for itself before its exec (bytes,
+ * Infinity for unlimited), or undefined: what its exec budget depends on
+ * (limitsWithChildStack in limits.ts). Pure.
+ */
+export function childStackSoft(controls: ExecControls | undefined): number | undefined {
+  return controls?.rlimits.find(([name]) => name === "stack")?.[1];
+}
+
+/**
  * Validates the exec controls of `options`; undefined when none is set (the
  * spawn then needs none of them). Throws TypeError/RangeError naming the option.
  */

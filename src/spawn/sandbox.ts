@@ -15,7 +15,7 @@ import { resolve, sep } from "node:path";
 import { nativeBinding, type RawSandbox } from "../native.js";
 
 /** Parts of a sandbox a host may accept unenforced on a kernel that lacks them. */
-export const SANDBOX_PARTS = ["filesystem", "truncate", "ioctl", "network"] as const;
+export const SANDBOX_PARTS = ["filesystem", "truncate", "ioctl", "network", "syscalls"] as const;
 export type SandboxPart = (typeof SANDBOX_PARTS)[number];
 
 export interface SandboxOptions {
@@ -150,7 +150,7 @@ export function supportFrom(
     if (landlockAbi < 3) missing.push("truncate");
     if (landlockAbi < 5) missing.push("ioctl");
   }
-  if (!seccompFilter) missing.push("network");
+  if (!seccompFilter) missing.push("network", "syscalls");
   return { native: raw !== undefined, landlockAbi, seccompFilter, missing };
 }
 
@@ -216,7 +216,7 @@ export function resolveSandbox(
     throw new SandboxError(
       "ERR_EXACTSPAWN_SANDBOX_UNAVAILABLE",
       "sandbox: the native engine is not in use; the child_process fallback cannot confine a child",
-      ["filesystem", "network"],
+      ["filesystem", "network", "syscalls"],
     );
   }
   const missing = support.missing.filter((part) => part !== "network" || !sandbox.network);
@@ -251,6 +251,6 @@ export function resolveSandbox(
     execWritable: sandbox.executeWritable,
     network: sandbox.network,
     landlock: support.landlockAbi >= 1,
-    seccomp: !sandbox.network && support.seccompFilter,
+    seccomp: support.seccompFilter,
   };
 }

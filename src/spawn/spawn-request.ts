@@ -14,8 +14,9 @@ import { constants } from "node:os";
 import { resolve } from "node:path";
 import { type EnvEntry, envEntriesOnce } from "../env-input.js";
 import { displayName, systemError } from "../errors.js";
-import { footprintOf } from "../limits.js";
+import { footprintOf, limitsWithChildStack, probeLimits } from "../limits.js";
 import type { CaptureRequest, EngineRequest } from "./engine.js";
+import { childStackSoft } from "./exec-controls.js";
 import { outputLimit } from "./output-limit.js";
 import { resolveFile } from "./resolve-file.js";
 import { resolveSandbox } from "./sandbox.js";
@@ -88,7 +89,9 @@ export function engineRequest(input: SpawnInput): EngineRequest {
   // The parent's PATH is read only for a file that needs a search.
   const searchPath = input.file.includes("/") ? undefined : (o.path ?? process.env["PATH"]);
   const file = resolveFile(input.file, searchPath, input.cwd ?? process.cwd());
-  const fit = footprintOf(file, input.argv, input.entries, undefined, input.cwd);
+  // The child's own stack limit, when it sets one, sizes its exec (rlimits.stack).
+  const limits = limitsWithChildStack(probeLimits(), childStackSoft(o.controls));
+  const fit = footprintOf(file, input.argv, input.entries, limits, input.cwd);
   if (!fit.fits)
     throw new SpawnError(file, fit, offenders(input.argv, input.entries, fit.oversized));
   return {

@@ -22,7 +22,11 @@ import { inheritedNames, type LayeredEnv, type LayerSkip, untrustedNames } from 
 import type { StepWithRetiredFields } from "../env/retired-fields.js";
 import { planSpill, type SpillPlan } from "../env/spill-plan.js";
 import { type StepValueSkip, type StepValues, stepValueEnv } from "../env/step-values.js";
-import { assertUntrustedKeyCount, DEFAULT_MAX_UNTRUSTED_KEYS } from "../env/untrusted-keys.js";
+import {
+  assertRecordOrMap,
+  assertUntrustedKeyCount,
+  DEFAULT_MAX_UNTRUSTED_KEYS,
+} from "../env/untrusted-keys.js";
 import { pairBytes } from "../env-input.js";
 import { compareNames, InvalidEnvError, type SizedName } from "../errors.js";
 import { assertKnownOptions, knownKeys } from "../known-options.js";
@@ -51,6 +55,7 @@ import {
   tagStepError,
 } from "./step-identity.js";
 import { firstSpillSlot, stdioSlots } from "./temp-layout.js";
+import { handleUntrustedSkips, type UntrustedSkips } from "./untrusted-skips.js";
 
 /**
  * Options bash gets before the script. `--norc`: bash sources ~/.bashrc even
@@ -83,6 +88,8 @@ export interface BashStepHost {
   readonly correlationId?: string | undefined;
   /** The runtime's bound on untrusted variables (undefined: DEFAULT_MAX_UNTRUSTED_KEYS). */
   readonly maxUntrustedKeys?: number | undefined;
+  /** What a skipped untrusted entry does (undefined: "report"). */
+  readonly untrustedSkips?: UntrustedSkips | undefined;
 }
 
 /** The step name retired-field notices use when a step has none. */
@@ -228,14 +235,8 @@ function validateOptions(options: unknown): asserts options is BashStepOptions {
   }
   assertKnownOptions(options, BASH_STEP_OPTION_KEYS, "bash");
   const o = options as Record<string, unknown>;
-  const { values } = o;
-  if (
-    values !== undefined &&
-    !(values instanceof Map) &&
-    (values === null || typeof values !== "object" || Array.isArray(values))
-  ) {
-    throw new TypeError("bash: options.values must be a record or a Map");
-  }
+  assertRecordOrMap(o["values"], "bash: options.values");
+  assertRecordOrMap(o["context"], "bash: options.context");
   for (const key of ["cwd", "tmpdir", "step"]) {
     const value = o[key];
     if (value !== undefined && (typeof value !== "string" || value.length === 0)) {
@@ -634,11 +635,7 @@ function stepResult(
       ...plan.spill.dropped,
       ...plan.bounded.dropped.map((d) => ({ ...d, reason: "trimmed" })),
     ],
-    skipped: [
-      ...plan.layered.skipped.map((s) => ({ name: skippedName(s), reason: s.reason })),
-      ...plan.bounded.skipped.map((s) => ({ name: s.name, reason: "aggregate_env_budget" })),
-      ...plan.stepSkipped.map((s) => ({ name: s.name, reason: s.reason })),
-    ],
+    skipped: planSkips(plan),
   };
 }
 
@@ -660,6 +657,8 @@ function startStep(
         `${plan.spill.argv.argc} strings) differs from the real one (${measured.bytes} bytes, ${measured.argc} strings)`,
     );
   }
+  // Untrusted input that will not arrive is reported or refused before anything starts.
+  handleUntrustedSkips(planSkips(plan), host.untrustedSkips, log, "bash");
   const descriptorOptions = {
     tmpdir: plan.tmpdir,
     binding: nativeBinding(),
@@ -700,4 +699,15 @@ function startStep(
     for (const descriptor of opened) descriptor.close();
   }
   return { child, plan };
+}
+
+/** Every untrusted entry the plan leaves out, by name and reason: the result's `skipped`. */
+export function planSkips(
+  plan: BashStepPlan,
+): { readonly name: string; readonly reason: string }[] {
+  return [
+    ...plan.layered.skipped.map((s) => ({ name: skippedName(s), reason: s.reason })),
+    ...plan.bounded.skipped.map((s) => ({ name: s.name, reason: "aggregate_env_budget" })),
+    ...plan.stepSkipped.map((s) => ({ name: s.name, reason: s.reason })),
+  ];
 }

@@ -16,11 +16,19 @@ import { boundedEnv, measureArgv, measureEnv } from "../env/bounded-env.js";
 import type { ContextInput } from "../env/context-export.js";
 import { inheritedNames, type LayeredEnv, untrustedNames } from "../env/layers.js";
 import type { ArgvSize } from "../env/spill-plan.js";
+import { assertRecordOrMap } from "../env/untrusted-keys.js";
 import { InvalidEnvError, type SizedName } from "../errors.js";
 import { assertKnownOptions, knownKeys } from "../known-options.js";
-import { assertLimitsOption, type Limits, POINTER_BYTES, probeLimits } from "../limits.js";
+import {
+  assertLimitsOption,
+  type Limits,
+  limitsWithChildStack,
+  POINTER_BYTES,
+  probeLimits,
+} from "../limits.js";
 import type { Logger } from "../log.js";
 import { shebangCost } from "../shebang.js";
+import { childStackSoft, normalizeExecControls } from "../spawn/exec-controls.js";
 import { resolveFile } from "../spawn/resolve-file.js";
 import { failedBeforeStart, spawn } from "../spawn/spawn.js";
 import { SPAWN_OPTION_KEYS, type SpawnOptions } from "../spawn/spawn-options.js";
@@ -32,6 +40,7 @@ import {
   stepLogger,
   tagStepError,
 } from "./step-identity.js";
+import { handleUntrustedSkips, type UntrustedSkips } from "./untrusted-skips.js";
 
 export interface RuntimeSpawnHost {
   readonly parentPath: () => string | undefined;
@@ -45,6 +54,8 @@ export interface RuntimeSpawnHost {
   readonly logger?: Logger | undefined;
   /** The runtime's correlation id (step-identity.ts). */
   readonly correlationId?: string | undefined;
+  /** What a skipped untrusted entry does (undefined: "report"). */
+  readonly untrustedSkips?: UntrustedSkips | undefined;
 }
 
 export interface RuntimeSpawnOptions extends Omit<SpawnOptions, "env" | "path"> {
@@ -172,6 +183,7 @@ function startChild(
     }
   }
   assertLimitsOption(options.limits, "runtime.spawn");
+  assertRecordOrMap(options.context, "runtime.spawn: options.context");
   const {
     context,
     extra,
@@ -182,7 +194,12 @@ function startChild(
     onSkip,
     ...spawnOptions
   } = options;
-  const limits = given ?? probeLimits();
+  // The child's own stack limit, when it sets one, sizes its exec (rlimits.stack):
+  // the environment is bounded against it, not only against the host's.
+  const limits = limitsWithChildStack(
+    given ?? probeLimits(),
+    childStackSoft(normalizeExecControls(spawnOptions)),
+  );
   const argv0 = typeof spawnOptions.argv0 === "string" ? spawnOptions.argv0 : file;
   assertArgvStrings([argv0, ...args], limits.maxArgStrlen);
   const resolved = resolveFile(file, host.parentPath(), spawnOptions.cwd ?? process.cwd());
@@ -206,6 +223,18 @@ function startChild(
     sizes,
     log,
   });
+  handleUntrustedSkips(
+    [
+      ...layered.skipped.map((s) => ({
+        name: s.layer === "step" ? s.key : s.name,
+        reason: s.reason,
+      })),
+      ...bounded.skipped.map((s) => ({ name: s.name, reason: "aggregate_env_budget" })),
+    ],
+    host.untrustedSkips,
+    host.logger,
+    "runtime.spawn",
+  );
   if (bounded.skipped.length > 0) onSkip?.(bounded.skipped);
   if (bounded.dropped.length > 0) onTrim?.(bounded.dropped);
   return spawn(resolved, args, { ...spawnOptions, argv0, env: bounded.env });

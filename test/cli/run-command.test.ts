@@ -153,3 +153,63 @@ describe("exactspawn run", () => {
     }
   });
 });
+
+/**
+ * Issue 21, finding 8: twenty 120 kB --context-file values started the step
+ * with 17 of them, exit 0 and nothing on stderr. Every value the budget gives
+ * up is named and the run exits 2 (docs/cli.md); --allow-skips runs without.
+ * Seen red on the old code (exit 0, empty stderr).
+ */
+describe("exactspawn run: context given up for the budget", () => {
+  const context = Object.fromEntries(
+    Array.from({ length: 20 }, (_, i) => [
+      `blob_${String(i).padStart(2, "0")}`,
+      `${i}`.padEnd(120_000, "c"),
+    ]),
+  );
+  const file = tmp.write("big-context.json", JSON.stringify(context));
+
+  it("exits 2 naming every value that would not reach the step", () => {
+    const run = cli(["run", "--context-file", file, "--exec-limit", "256K", "--", "echo ran"]);
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe("");
+    const named = [...run.stderr.matchAll(/--context (blob_\d+) \(aggregate_env_budget\)/g)].map(
+      (m) => m[1],
+    );
+    expect(named.length).toBeGreaterThan(0);
+    // 256 KiB (the floor, valid on both engines) holds one or two: every other one is named.
+    const plan = cli([
+      "explain",
+      "--context-file",
+      file,
+      "--exec-limit",
+      "256K",
+      "--json",
+      "--",
+      "true",
+    ]);
+    const skipped = (
+      JSON.parse(plan.stdout) as { variables: { name: string; fate: string }[] }
+    ).variables
+      .filter((v) => v.fate === "skipped")
+      .map((v) => v.name.replace(/^CTX_/, "").toLowerCase());
+    expect(named.sort()).toEqual(skipped.sort());
+    expect(run.stderr.split("\n").filter(Boolean)).toHaveLength(1);
+    expect(run.stderr).not.toContain("cccccccc");
+  });
+
+  it("--allow-skips runs the step with the values that fit", () => {
+    const run = cli([
+      "run",
+      "--allow-skips",
+      "--context-file",
+      file,
+      "--exec-limit",
+      "256K",
+      "--",
+      "echo ran",
+    ]);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toBe("ran\n");
+  });
+});

@@ -18,9 +18,10 @@ import { cli } from "../helpers/run-cli.js";
 /** Landlock's ABI version here, 0 without Landlock: asked of the kernel directly. */
 const landlockAbi = Number(execFileSync(fixtureBinary("landlock-abi"), { encoding: "utf8" }));
 
-/** The socket filter needs CONFIG_SECCOMP (the status line) and is built for x86-64 only. */
+/** The filter needs CONFIG_SECCOMP (the status line) and is built for x86-64 and arm64. */
 const seccomp =
-  /^Seccomp:/m.test(readFileSync("/proc/self/status", "utf8")) && process.arch === "x64";
+  /^Seccomp:/m.test(readFileSync("/proc/self/status", "utf8")) &&
+  (process.arch === "x64" || process.arch === "arm64");
 
 /** What a default sandbox (no network) cannot get here: docs/sandbox.md's table. */
 function expectedMissing(abi: number, filter: boolean): string[] {
@@ -28,7 +29,7 @@ function expectedMissing(abi: number, filter: boolean): string[] {
   if (abi < 1) missing.push("filesystem");
   if (abi >= 1 && abi < 3) missing.push("truncate");
   if (abi >= 1 && abi < 5) missing.push("ioctl");
-  if (!filter) missing.push("network");
+  if (!filter) missing.push("network", "syscalls");
   return missing;
 }
 
@@ -71,7 +72,7 @@ describe("exactspawn sandbox", () => {
       native: false,
       landlockAbi: 0,
       seccompFilter: false,
-      missing: ["filesystem", "network"],
+      missing: ["filesystem", "network", "syscalls"],
     });
     const human = cli(["sandbox"], { env });
     expect(human.status).toBe(1);

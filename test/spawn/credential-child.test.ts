@@ -113,7 +113,7 @@ describe.runIf(nativeStatus().loaded && isRoot)(
       const [command, ...args] = [...launcher, process.execPath, join(dir, "host.mjs")];
       const host = start(command!, [...args, program, String(uid)]);
       await lineOf(host, /^listening$/);
-      const hold = start(fixtureBinary("exec-hold"), [program, String(host.pid)]);
+      const hold = start(fixtureBinary("exec-hold"), [program, String(host.pid), String(uid)]);
       await lineOf(hold, /^ready$/);
       const report = lineOf(host, /^\{/);
       host.stdin!.write("go\n");
@@ -153,7 +153,11 @@ describe.runIf(nativeStatus().loaded && isRoot)(
     );
 
     it("keeps the host's event loop turning while a uid child is held before its exec", async () => {
-      const hold = start(fixtureBinary("exec-hold"), [program, String(process.pid)]);
+      const hold = start(fixtureBinary("exec-hold"), [
+        program,
+        String(process.pid),
+        String(NOBODY),
+      ]);
       await lineOf(hold, /^ready$/);
       let ticks = 0;
       let turning = true;

@@ -105,7 +105,7 @@ describe("sandbox resolution", () => {
     [{ landlockAbi: 0, seccompFilter: true }, ["filesystem"]],
     [{ landlockAbi: 2, seccompFilter: true }, ["truncate", "ioctl"]],
     [{ landlockAbi: 4, seccompFilter: true }, ["ioctl"]],
-    [{ landlockAbi: 7, seccompFilter: false }, ["network"]],
+    [{ landlockAbi: 7, seccompFilter: false }, ["network", "syscalls"]],
   ])("fails closed on a kernel reporting %j", (raw, missing) => {
     const support = supportFrom(raw);
     const error = refusal(() => resolveSandbox(sandbox({ writable: [work] }), support));
@@ -116,15 +116,19 @@ describe("sandbox resolution", () => {
     expect(accepted.seccomp).toBe(raw.seccompFilter);
   });
 
-  it("needs no socket filter when the host allows the network", () => {
+  it("installs the filter whatever the network says; without seccomp only syscalls is missing", () => {
+    expect(resolveSandbox(sandbox({ writable: [], network: true }), full).seccomp).toBe(true);
     const support = supportFrom({ landlockAbi: 7, seccompFilter: false });
-    expect(resolveSandbox(sandbox({ writable: [], network: true }), support).seccomp).toBe(false);
+    const error = refusal(() => resolveSandbox(sandbox({ writable: [], network: true }), support));
+    expect(error.missing).toEqual(["syscalls"]);
+    const weaker = sandbox({ writable: [], network: true, allowWeaker: ["syscalls"] });
+    expect(resolveSandbox(weaker, support).seccomp).toBe(false);
   });
 
   it("refuses every sandbox without the native engine", () => {
     const error = refusal(() =>
       resolveSandbox(
-        sandbox({ writable: [], allowWeaker: ["filesystem", "network"] }),
+        sandbox({ writable: [], allowWeaker: ["filesystem", "network", "syscalls"] }),
         supportFrom(undefined),
       ),
     );

@@ -8,6 +8,7 @@ import {
   chmodSync,
   chownSync,
   existsSync,
+  fstatSync,
   lstatSync,
   mkdtempSync,
   readdirSync,
@@ -251,6 +252,32 @@ describe("writeScriptDescriptor", () => {
       expect(existsSync(root)).toBe(true);
     } finally {
       script.close();
+    }
+  });
+});
+
+/**
+ * Issue 21: the suite stayed green with the spill file's 0600 mode removed.
+ * A file kind is created 0600 whatever the umask (0 here, so a wider mode
+ * would show): no other user may open it during the instant it has a name
+ * (the last-resort kind) or through /proc (O_TMPFILE). Broken once on
+ * purpose (FILE_MODE 0o644): red for both kinds. Restored, green.
+ */
+describe("the spill file's mode", () => {
+  it.each(["tmpfile", "unlinked"] as const)("%s: 0600 even under umask 0", (kind) => {
+    const root = testRoot();
+    const previous = process.umask(0);
+    let descriptor: ReturnType<typeof openSpillDescriptor> | undefined;
+    try {
+      descriptor = openSpillDescriptor("values", Buffer.from("x"), { tmpdir: root, kinds: [kind] });
+    } finally {
+      process.umask(previous);
+    }
+    try {
+      expect(descriptor.kind).toBe(kind);
+      expect(fstatSync(descriptor.fd).mode & 0o7777).toBe(0o600);
+    } finally {
+      descriptor.close();
     }
   });
 });

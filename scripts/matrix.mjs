@@ -1,0 +1,184 @@
+#!/usr/bin/env node
+// The platform matrix.
+//   node scripts/matrix.mjs [--core] [--only node22,bun,...]
+//       runs scripts/matrix-core.mjs (load, exact envp, async and sync spawn,
+//       exit and signal, a spilled 300 KB bash value, a sandbox, exit) under
+//       this Node, Node 22/24/26 (x64), Node 24 for arm64 under qemu-aarch64,
+//       Bun and Deno, and prints the table: platform, runtime, version, the
+//       addon file in use (or the fallback and why), result.
+//   node scripts/matrix.mjs --suite 24
+//       runs the whole vitest suite under Node 24 (22 and 26 likewise).
+// Runtimes come from the npm registry, pinned in scripts/toolchains.mjs.
+// Exit status 1 when a row fails that is expected to pass; rows expected to
+// fail today (see EXPECTED) are reported as such.
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { delimiter, dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { toolchainBin } from "./toolchains.mjs";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const args = process.argv.slice(2);
+const flagValue = (flag) => (args.includes(flag) ? args[args.indexOf(flag) + 1] : undefined);
+
+/** Rows that fail today for a known reason outside this repository's reach, or not yet fixed. */
+const EXPECTED = {
+  bun: "Bun has no libuv: the addon's exit watch (uv_poll) aborts the process until the watch no longer uses libuv",
+  deno: "Deno frees the async cleanup hook handle twice at exit unless the addon works around it",
+};
+
+const QEMU_SYSROOT = "/usr/aarch64-linux-gnu";
+
+function runtimes() {
+  return [
+    {
+      key: "node",
+      platform: `linux-${process.arch}`,
+      runtime: "node",
+      command: () => [process.execPath],
+    },
+    ...["22", "24", "26"].map((v) => ({
+      key: `node${v}`,
+      platform: "linux-x64",
+      runtime: "node",
+      command: () => [toolchainBin(`node${v}`)],
+    })),
+    {
+      key: "node-arm64",
+      platform: "linux-arm64 (qemu-user)",
+      runtime: "node",
+      unavailable: () =>
+        !existsSync(QEMU_SYSROOT) || spawnSync("sh", ["-c", "command -v qemu-aarch64"]).status !== 0
+          ? "needs qemu-user and crossbuild-essential-arm64 (apt)"
+          : undefined,
+      command: () => ["qemu-aarch64", "-L", QEMU_SYSROOT, toolchainBin("nodeArm64")],
+    },
+    { key: "bun", platform: "linux-x64", runtime: "bun", command: () => [toolchainBin("bun")] },
+    {
+      key: "deno",
+      platform: "linux-x64",
+      runtime: "deno",
+      command: () => [toolchainBin("deno"), "run", "-A"],
+    },
+  ];
+}
+
+function version(command) {
+  const flag = command.includes("run") ? command.slice(0, -2) : command;
+  const run = spawnSync(flag[0], [...flag.slice(1), "--version"], { encoding: "utf8" });
+  const line = (run.stdout || run.stderr || "").trim().split("\n")[0];
+  return line.match(/\d+\.\d+\.\d+/)?.[0] ?? line;
+}
+
+/** The addon file the library would load for `command`, asked of that runtime. */
+const LOCATE = `const m = await import(${JSON.stringify(join(root, "dist/native-locate.js"))});
+console.log(m.locateAddon(${JSON.stringify(root)}).path ?? "");`;
+
+function core(selected) {
+  const rows = [];
+  for (const r of runtimes()) {
+    if (selected && !selected.includes(r.key)) continue;
+    const started = Date.now();
+    const missing = r.unavailable?.();
+    if (missing) {
+      rows.push({ ...r, version: "-", addon: "-", result: `skipped: ${missing}`, ok: null });
+      continue;
+    }
+    let command;
+    try {
+      command = r.command();
+    } catch (error) {
+      rows.push({
+        ...r,
+        version: "-",
+        addon: "-",
+        result: `unavailable: ${error.message}`,
+        ok: false,
+      });
+      continue;
+    }
+    const env = { ...process.env, EXACTSPAWN_LOG_LEVEL: "silent", NODE_DISABLE_COMPILE_CACHE: "1" };
+    const locate = spawnSync(
+      command[0],
+      [...command.slice(1), "--input-type=module", "-e", LOCATE],
+      {
+        cwd: root,
+        encoding: "utf8",
+        env,
+      },
+    );
+    const where = locate.stdout.trim();
+    const run = spawnSync(
+      command[0],
+      [...command.slice(1), join(root, "scripts/matrix-core.mjs")],
+      {
+        cwd: root,
+        encoding: "utf8",
+        env,
+        timeout: 300_000,
+      },
+    );
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    let report;
+    try {
+      report = JSON.parse(run.stdout.trim().split("\n").pop());
+    } catch {}
+    const failed = report?.steps.filter((s) => s.ok === false) ?? [];
+    const skipped = report?.steps.filter((s) => s.ok === null) ?? [];
+    const exitOk = run.status === 0 && run.signal === null;
+    const ok = report !== undefined && failed.length === 0 && exitOk;
+    const crash = (run.stderr || "").trim().split("\n").filter(Boolean).slice(-2).join(" / ");
+    let result = ok
+      ? `pass (${report.steps.length - skipped.length}/${report.steps.length} steps, ${seconds} s)`
+      : `FAIL: ${failed.map((s) => `${s.name}: ${s.detail}`).join("; ") || `exit ${run.status ?? run.signal}: ${crash.slice(0, 300)}`}`;
+    if (ok && skipped.length > 0) {
+      result += `; skipped: ${skipped.map((s) => `${s.name} (${s.detail})`).join("; ")}`;
+    }
+    if (report && !exitOk && failed.length === 0)
+      result = `FAIL at exit (${run.status ?? run.signal}): ${crash.slice(0, 300)}`;
+    const addon =
+      report === undefined
+        ? `${relative(root, where) || "none"} (did not finish)`
+        : report.status.loaded
+          ? relative(root, where) || "loaded"
+          : `fallback${report?.status.reason ? `: ${report.status.reason.replace(/^could not load the native addon on [^:]*: /, "")}` : ""}`;
+    rows.push({ ...r, version: version(command), addon, result, ok });
+  }
+  return rows;
+}
+
+function table(rows) {
+  const lines = [
+    "| platform | runtime | version | addon | result |",
+    "| --- | --- | --- | --- | --- |",
+  ];
+  for (const r of rows) {
+    const known = r.ok === false && EXPECTED[r.key] ? ` — known: ${EXPECTED[r.key]}` : "";
+    lines.push(
+      `| ${r.platform} | ${r.runtime} | ${r.version} | ${r.addon} | ${r.result}${known} |`,
+    );
+  }
+  return lines.join("\n");
+}
+
+const suite = flagValue("--suite");
+if (suite !== undefined) {
+  const node = toolchainBin(`node${suite}`);
+  const started = Date.now();
+  const run = spawnSync(node, [join(root, "node_modules/vitest/vitest.mjs"), "run"], {
+    cwd: root,
+    stdio: "inherit",
+    env: { ...process.env, PATH: `${dirname(node)}${delimiter}${process.env.PATH}` },
+  });
+  const seconds = Math.round((Date.now() - started) / 1000);
+  console.log(`suite under Node ${version([node])}: exit ${run.status} in ${seconds} s`);
+  process.exit(run.status ?? 1);
+}
+
+if (!existsSync(join(root, "dist/index.js"))) {
+  spawnSync("npm", ["run", "--silent", "compile"], { cwd: root, stdio: "inherit" });
+}
+const rows = core(flagValue("--only")?.split(","));
+console.log(table(rows));
+const unexpected = rows.filter((r) => r.ok === false && !EXPECTED[r.key]);
+process.exit(unexpected.length > 0 ? 1 : 0);
