@@ -23,6 +23,7 @@
         "native/core/glibc_floor.cc",
         "native/core/kernel_support.cc",
         "native/core/spawn_process.cc",
+        "native/core/stdio_plan.cc",
         "native/core/run_sync.cc",
         "native/core/child_exit.cc",
         "native/core/pipe.cc",

@@ -33,6 +33,7 @@ const NOT_ENGINE_DEPENDENT = [
   "test/cli/env-file.test.ts",
   "test/cli/explain-command.test.ts",
   "test/spawn/host-exit.test.ts",
+  "test/spawn/deadline-plan.test.ts",
   "test/spawn/lifecycle.test.ts",
   "test/spawn/native-binding.test.ts",
   "test/spawn/native-engine.test.ts",

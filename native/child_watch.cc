@@ -111,17 +111,22 @@ void FinalizeState(Napi::Env env, EnvState* state) {
   MaybeDelete(state);
 }
 
-[[noreturn]] void AbandonChild(Napi::Env env, pid_t pid, int pidfd, int err, const char* syscall) {
+// Ends a child whose watch could not be built: no child runs on unseen.
+void EndChild(pid_t pid, int pidfd) {
   if (pidfd >= 0) close(pidfd);
   watchdog_fire(pid);  // a guarded group dies whole and is released before the reap
   kill(pid, SIGKILL);
   reap_child_blocking(pid);
-  throw SystemError(env, err, syscall);
+}
+
+[[noreturn]] void AbandonChild(Napi::Env env, pid_t pid, int pidfd, const StepFailure& failure) {
+  EndChild(pid, pidfd);
+  throw SystemError(env, failure);
 }
 
 // Undoes a half-built watch: the handles close (freeing it), the pidfd and
 // the pipe fds stay with the caller.
-[[noreturn]] void AbandonWatch(Napi::Env env, Watch* w, int err, const char* syscall) {
+[[noreturn]] void AbandonWatch(Napi::Env env, Watch* w, const StepFailure& failure) {
   int pidfd = w->pidfd;
   w->pidfd = -1;
   for (auto& r : w->readers) {
@@ -130,7 +135,7 @@ void FinalizeState(Napi::Env env, EnvState* state) {
   }
   Detach(w);
   ClosePidfdPoll(w);
-  AbandonChild(env, w->pid, pidfd, err, syscall);
+  AbandonChild(env, w->pid, pidfd, failure);
 }
 
 }  // namespace
@@ -195,12 +200,14 @@ Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
                         bool guard_group, StartReport* start) {
   EnvState* s = env.GetInstanceData<EnvState>();
   if (guard_group) {
-    int guard_error = watchdog_guard(pid);
-    if (guard_error < 0) AbandonChild(env, pid, -1, guard_error, "watchdog");
+    StepFailure guard_failure;
+    if (watchdog_guard(pid, &guard_failure) < 0) AbandonChild(env, pid, -1, guard_failure);
   }
   int pidfd = open_pidfd(pid);
-  if (pidfd < 0) AbandonChild(env, pid, -1, pidfd, "pidfd_open");
-  if (s == nullptr || s->tearing_down) AbandonChild(env, pid, pidfd, -ECANCELED, "uv_poll_init");
+  if (pidfd < 0) AbandonChild(env, pid, -1, {pidfd, "pidfd_open", "watch"});
+  // The environment is being torn down: no watch can start (no call failed).
+  if (s == nullptr || s->tearing_down)
+    AbandonChild(env, pid, pidfd, {-ECANCELED, nullptr, "watch"});
 
   Napi::Object object;
   try {
@@ -212,9 +219,11 @@ Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
       s->scratch = std::make_unique<char[]>(kReadChunk);
     }
   } catch (const Napi::Error&) {
-    AbandonChild(env, pid, pidfd, -ENOMEM, "pidfd_open");
+    // Building the handle object failed in JavaScript: that error is the report.
+    EndChild(pid, pidfd);
+    throw;
   } catch (const std::bad_alloc&) {
-    AbandonChild(env, pid, pidfd, -ENOMEM, "pidfd_open");
+    AbandonChild(env, pid, pidfd, {-ENOMEM, nullptr, "watch"});
   }
 
   Watch* w = new Watch();
@@ -227,7 +236,7 @@ Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
   int err = uv_poll_init(s->loop, &w->poll, pidfd);
   if (err != 0) {
     delete w;
-    AbandonChild(env, pid, pidfd, err, "uv_poll_init");
+    AbandonChild(env, pid, pidfd, {err, "uv_poll_init", "watch"});
   }
   w->poll.data = w;
   w->open_handles = 1;
@@ -242,16 +251,18 @@ Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
       w->readers.push_back(std::make_unique<Reader>());
       r = w->readers.back().get();
     } catch (const std::bad_alloc&) {
-      AbandonWatch(env, w, -ENOMEM, "uv_poll_init");
+      AbandonWatch(env, w, {-ENOMEM, nullptr, "capture"});
     }
     r->watch = w;
     r->slot = slot;
     r->fd = (*parent_ends)[static_cast<size_t>(slot)];
     err = StartReader(w, r);
-    if (err != 0) AbandonWatch(env, w, err, r->active ? "uv_poll_start" : "uv_poll_init");
+    if (err != 0) {
+      AbandonWatch(env, w, {err, r->active ? "uv_poll_start" : "uv_poll_init", "capture"});
+    }
   }
   err = uv_poll_start(&w->poll, UV_READABLE, OnPidfdReadable);
-  if (err != 0) AbandonWatch(env, w, err, "uv_poll_start");
+  if (err != 0) AbandonWatch(env, w, {err, "uv_poll_start", "watch"});
 
   // Nothing below throws: the watch owns the captured read ends from here on.
   w->delivered = false;

@@ -13,7 +13,6 @@
 
 #include <string>
 
-#include "core/errno_names.h"
 #include "core/signal_names.h"
 #include "spawn_args.h"
 #include "system_error.h"
@@ -89,40 +88,26 @@ bool ExitToJs(napi_env env, Watch* w, napi_value* out) {
   return true;
 }
 
-// An Error { code, message } (plus errno and syscall when errno_value != 0).
-bool ErrorToJs(napi_env env, const char* code_name, const std::string& message, int errno_value,
-               const char* syscall, napi_value* out) {
-  napi_value code;
-  napi_value text;
-  napi_value error;
-  if (napi_create_string_utf8(env, code_name, NAPI_AUTO_LENGTH, &code) != napi_ok ||
-      napi_create_string_utf8(env, message.c_str(), NAPI_AUTO_LENGTH, &text) != napi_ok ||
-      napi_create_error(env, code, text, &error) != napi_ok) {
-    return false;
-  }
-  if (errno_value != 0 && (!SetNumber(env, error, "errno", errno_value) ||
-                           !SetString(env, error, "syscall", syscall))) {
-    return false;
-  }
-  *out = error;
-  return true;
-}
-
 // Someone else reaped our pid (waitpid(-1), or SIGCHLD set to SIG_IGN elsewhere).
 bool ReapErrorToJs(napi_env env, int negative_errno, napi_value* out) {
-  const char* code_name = errno_name(-negative_errno);
-  if (code_name == nullptr) code_name = "EIO";
-  return ErrorToJs(env, code_name, std::string("wait4 ") + code_name, negative_errno, "wait4", out);
+  return SystemErrorToJs(env, {negative_errno, "wait4", "watch"}, nullptr, out);
 }
 
 // A credential-changing child failed before its exec: the error spawnSync
 // throws for it (system_error.h), with the path of the failing step.
 bool StartErrorToJs(napi_env env, Watch* w, napi_value* out) {
-  const char* step = w->start_failure.syscall;
-  const std::string& path = StartFailurePath(step, w->start_file, w->start_cwd);
-  return ErrorToJs(env, ErrnoCode(w->start_error), SystemErrorMessage(w->start_error, step, &path),
-                   w->start_error, step, out) &&
-         SetString(env, *out, "path", path.c_str());
+  const ChildPathFailure& failure = w->start_failure;
+  const std::string& path = StartFailurePath(failure.syscall, w->start_file, w->start_cwd);
+  return SystemErrorToJs(env, {w->start_error, failure.syscall, failure.step}, &path, out);
+}
+
+// An Error { code, message } that is no system error.
+bool ErrorToJs(napi_env env, const char* code_name, const char* message, napi_value* out) {
+  napi_value code;
+  napi_value text;
+  return napi_create_string_utf8(env, code_name, NAPI_AUTO_LENGTH, &code) == napi_ok &&
+         napi_create_string_utf8(env, message, NAPI_AUTO_LENGTH, &text) == napi_ok &&
+         napi_create_error(env, code, text, out) == napi_ok;
 }
 
 // The exit could not be converted: the exception V8 left (e.g. a RangeError
@@ -134,8 +119,7 @@ bool ConversionErrorToJs(napi_env env, napi_value* out) {
     return true;
   }
   return ErrorToJs(env, "ERR_BUFFER_TOO_LARGE",
-                   "exactspawn: the captured output could not be converted to a Buffer", 0, nullptr,
-                   out);
+                   "exactspawn: the captured output could not be converted to a Buffer", out);
 }
 
 // Calls fn(receiver, arg) as a top-level callback (nextTicks and microtasks

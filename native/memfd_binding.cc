@@ -8,7 +8,9 @@
 
 namespace exactspawn {
 
-Napi::Value SealedMemfd(const Napi::CallbackInfo& info) {
+namespace {
+
+Napi::Value SealedMemfdChecked(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() != 2 || !info[0].IsString() || !info[1].IsBuffer()) {
     ThrowTypeError(env, "sealedMemfd: expected (name: string, bytes: Buffer)");
@@ -16,9 +18,16 @@ Napi::Value SealedMemfd(const Napi::CallbackInfo& info) {
   std::string name = info[0].As<Napi::String>().Utf8Value();
   if (name.find('\0') != std::string::npos) ThrowTypeError(env, "sealedMemfd: name contains NUL");
   Napi::Buffer<char> bytes = info[1].As<Napi::Buffer<char>>();
-  int fd = sealed_memfd(name.c_str(), bytes.Data(), bytes.Length());
-  if (fd < 0) throw SystemError(env, fd, "memfd_create");
+  StepFailure failure;
+  int fd = sealed_memfd(name.c_str(), bytes.Data(), bytes.Length(), &failure);
+  if (fd < 0) throw SystemError(env, failure);
   return Napi::Number::New(env, fd);
+}
+
+}  // namespace
+
+Napi::Value SealedMemfd(const Napi::CallbackInfo& info) {
+  return Marshal(info, [&] { return SealedMemfdChecked(info); });
 }
 
 }  // namespace exactspawn

@@ -16,7 +16,7 @@ Napi::Value PipeChecked(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   int fds[2];
   int err = make_pipe(fds);
-  if (err < 0) throw SystemError(env, err, "pipe2");
+  if (err < 0) throw SystemError(env, {err, "pipe2", "pipe"});
   Napi::Array out = Napi::Array::New(env, 2);
   out.Set(0u, Napi::Number::New(env, fds[0]));
   out.Set(1u, Napi::Number::New(env, fds[1]));

@@ -60,6 +60,7 @@ bool ReadSandbox(Napi::Env env, Napi::Object options, SandboxInput* input) {
   spec.network = RequiredBool(env, object, "network");
   input->landlock = RequiredBool(env, object, "landlock");
   input->seccomp = RequiredBool(env, object, "seccomp");
+  input->plan.drop_capabilities = RequiredBool(env, object, "dropCapabilities");
   return true;
 }
 
@@ -69,29 +70,35 @@ void PrepareSandbox(Napi::Env env, SandboxInput* input) {
     int abi = probe_sandbox().landlock_abi;
     int fd = build_ruleset(input->spec, abi, &failed_path);
     if (fd < 0) {
-      if (failed_path.empty()) throw SystemError(env, fd, "landlock_create_ruleset");
-      throw SystemError(env, fd, "landlock_add_rule", &failed_path);
+      if (failed_path.empty()) throw SystemError(env, {fd, "landlock_create_ruleset", "sandbox"});
+      throw SystemError(env, {fd, "landlock_add_rule", "sandbox"}, &failed_path);
     }
     input->ruleset_fd = fd;
   }
   input->plan.ruleset_fd = input->ruleset_fd;
   FilterArch arch;
-  if (input->seccomp && !native_filter_arch(&arch)) throw SystemError(env, -ENOSYS, "seccomp");
+  if (input->seccomp && !native_filter_arch(&arch)) {
+    throw SystemError(env, {-ENOSYS, "seccomp", "sandbox"});
+  }
   input->plan.filter = input->seccomp
                            ? sandbox_filter(arch, input->spec.network, input->spec.exec_writable)
                            : nullptr;
 }
 
 Napi::Value SandboxSupportOf(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  SandboxSupport support = probe_sandbox();
-  Napi::Object out = Napi::Object::New(env);
-  out.Set("landlockAbi", Napi::Number::New(env, support.landlock_abi));
-  out.Set("seccompFilter", Napi::Boolean::New(env, support.seccomp_filter));
-  return out;
+  return Marshal(info, [&]() -> Napi::Value {
+    Napi::Env env = info.Env();
+    SandboxSupport support = probe_sandbox();
+    Napi::Object out = Napi::Object::New(env);
+    out.Set("landlockAbi", Napi::Number::New(env, support.landlock_abi));
+    out.Set("seccompFilter", Napi::Boolean::New(env, support.seccomp_filter));
+    return out;
+  });
 }
 
-Napi::Value SandboxFilterOf(const Napi::CallbackInfo& info) {
+namespace {
+
+Napi::Value SandboxFilterChecked(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() < 1 || !info[0].IsObject()) {
     ThrowTypeError(env, "sandboxFilter: options must be an object");
@@ -121,6 +128,12 @@ Napi::Value SandboxFilterOf(const Napi::CallbackInfo& info) {
     out.Set(i, row);
   }
   return out;
+}
+
+}  // namespace
+
+Napi::Value SandboxFilterOf(const Napi::CallbackInfo& info) {
+  return Marshal(info, [&] { return SandboxFilterChecked(info); });
 }
 
 }  // namespace exactspawn

@@ -1,6 +1,7 @@
 // sandbox_binding.h — marshalling only: reads spawn's optional `sandbox`
 //   { readAll: boolean, read: string[], write: string[], exec: string[],
-//     execWritable: boolean, network: boolean, landlock: boolean, seccomp: boolean }
+//     execWritable: boolean, network: boolean, landlock: boolean, seccomp: boolean,
+//     dropCapabilities: boolean }
 // (absolute paths; `landlock`/`seccomp` say which parts to apply, as decided
 // by the TypeScript policy against sandboxSupport()), builds the Landlock
 // ruleset in the parent when asked, and exports sandboxSupport() and

@@ -192,7 +192,7 @@ void StartChild(Napi::Env env, SpawnArgs& args, StartedChild* child) {
     if (stdio[i] != kPipeSlot) continue;
     int fds[2];
     int err = make_pipe(fds);
-    if (err < 0) throw SystemError(env, err, "pipe2");
+    if (err < 0) throw SystemError(env, {err, "pipe2", "stdio"});
     child->parent_ends.fds[i] = i == 0 ? fds[1] : fds[0];
     child_ends.fds[i] = i == 0 ? fds[0] : fds[1];
     stdio[i] = child_ends.fds[i];
@@ -213,8 +213,9 @@ void StartChild(Napi::Env env, SpawnArgs& args, StartedChild* child) {
                                                &child->start_status.fds[0], &failure)
                             : spawn_process(request, &child->pid);
   if (err < 0) {
-    const char* syscall = args.child_path ? failure.syscall : "posix_spawn";
-    throw SystemError(env, err, syscall, &StartFailurePath(syscall, args.file, args.cwd));
+    StepFailure named = args.child_path ? StepFailure{err, failure.syscall, failure.step}
+                                        : StepFailure{err, "posix_spawn", "spawn"};
+    throw SystemError(env, named, &StartFailurePath(named.syscall, args.file, args.cwd));
   }
 }
 
@@ -231,7 +232,7 @@ void ThrowIfStartFailed(Napi::Env env, const SpawnArgs& args, StartedChild* chil
   close_fd(fd);
   fd = -1;
   if (err < 0) {
-    throw SystemError(env, err, failure.syscall,
+    throw SystemError(env, {err, failure.syscall, failure.step},
                       &StartFailurePath(failure.syscall, args.file, args.cwd));
   }
 }

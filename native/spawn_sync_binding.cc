@@ -1,18 +1,18 @@
 // spawn_sync_binding.cc — marshalling only. Reads spawn()'s shared fields
 // (spawn_args.h) plus
 //   input?: Buffer (written to the stdin pipe, slot 0 must then be -2),
-//   captureLimit: number (bytes kept per captured pipe),
-//   timeout?: number (ms), killSignal: int, killGraceMs: number (ms)
+//   deadline: the run's deadline plan as plain numbers (nativeDeadline in
+//     src/spawn/deadline-plan.ts: timeoutMs, endSignal, toGroup, graceMs,
+//     finalSignal, groupSignalAtExit, captureLimit)
 // where stdio slots 1 and 2 may be -2 (captured) and no other slot may be a
 // pipe (nothing could read it while this thread waits). Starts the child,
-// hands it to run_sync() and returns its exit and output. No event loop
-// turn, no thread, no threadpool. No C++ exception crosses into Node.
+// hands it to run_sync() and returns its exit, output and endings. No event
+// loop turn, no thread, no threadpool. No C++ exception crosses into Node.
 #include "spawn_sync_binding.h"
 
 #include <climits>
 #include <cmath>
 #include <cstdint>
-#include <exception>
 #include <string>
 
 #include "core/run_sync.h"
@@ -24,18 +24,49 @@ namespace exactspawn {
 
 namespace {
 
-double NonNegativeNumber(Napi::Env env, Napi::Object options, const char* key, bool optional) {
-  Napi::Value value = options.Get(key);
-  if (optional && value.IsUndefined()) return -1;
+// A number >= `min` (`min` is -1 for "-1: never" fields, else 0).
+double NumberAtLeast(Napi::Env env, Napi::Object object, const char* key, double min) {
+  Napi::Value value = object.Get(key);
   if (!value.IsNumber())
-    ThrowTypeError(env, std::string("spawnSync: ") + key + " must be a number");
+    ThrowTypeError(env, std::string("spawnSync: deadline.") + key + " must be a number");
   double number = value.As<Napi::Number>().DoubleValue();
-  if (!(number >= 0)) ThrowTypeError(env, std::string("spawnSync: ") + key + " must be >= 0");
+  if (!(number >= min) || (min < 0 && number < 0 && number != -1)) {
+    ThrowTypeError(env, std::string("spawnSync: deadline.") + key + " is out of range");
+  }
   return number;
 }
 
 int64_t Milliseconds(double ms) {
-  return ms >= 9.2e18 ? INT64_MAX : static_cast<int64_t>(std::ceil(ms));
+  return ms < 0 ? -1 : ms >= 9.2e18 ? INT64_MAX : static_cast<int64_t>(std::ceil(ms));
+}
+
+// A signal number 1-64, or 0 where `none_allowed`.
+int SignalNumber(Napi::Env env, Napi::Object object, const char* key, bool none_allowed) {
+  double number = NumberAtLeast(env, object, key, 0);
+  if (number > 64 || number != std::trunc(number) || (number == 0 && !none_allowed)) {
+    ThrowTypeError(env, std::string("spawnSync: deadline.") + key + " must be a signal number");
+  }
+  return static_cast<int>(number);
+}
+
+void ReadDeadline(Napi::Env env, Napi::Object options, SyncRun* run) {
+  Napi::Value value = options.Get("deadline");
+  if (!value.IsObject()) ThrowTypeError(env, "spawnSync: deadline must be an object");
+  Napi::Object deadline = value.As<Napi::Object>();
+  double limit = NumberAtLeast(env, deadline, "captureLimit", 0);
+  run->limit = limit >= 9007199254740992.0 ? SIZE_MAX : static_cast<size_t>(std::floor(limit));
+  run->timeout_ms = Milliseconds(NumberAtLeast(env, deadline, "timeoutMs", -1));
+  run->end_signal = SignalNumber(env, deadline, "endSignal", false);
+  Napi::Value to_group = deadline.Get("toGroup");
+  if (!to_group.IsBoolean()) ThrowTypeError(env, "spawnSync: deadline.toGroup must be a boolean");
+  run->to_group = to_group.As<Napi::Boolean>().Value();
+  run->grace_ms = Milliseconds(NumberAtLeast(env, deadline, "graceMs", 0));
+  run->final_signal = SignalNumber(env, deadline, "finalSignal", false);
+  run->group_signal_at_exit = SignalNumber(env, deadline, "groupSignalAtExit", true);
+}
+
+const char* CauseName(SyncEndingCause cause) {
+  return cause == SyncEndingCause::kTimeout ? "timeout" : "maxBuffer";
 }
 
 Napi::Value OutputOf(Napi::Env env, const std::vector<char>& bytes, bool captured) {
@@ -62,18 +93,15 @@ Napi::Value SpawnSyncChecked(const Napi::CallbackInfo& info) {
   if (has_input != (args.stdio[0] == kPipeSlot)) {
     ThrowTypeError(env, "spawnSync: stdin is a pipe exactly when input is given");
   }
-  double limit = NonNegativeNumber(env, options, "captureLimit", false);
-  double timeout = NonNegativeNumber(env, options, "timeout", true);
-  double grace = NonNegativeNumber(env, options, "killGraceMs", false);
-  double kill_signal = NonNegativeNumber(env, options, "killSignal", false);
-  if (kill_signal < 1 || kill_signal > 64 || kill_signal != std::trunc(kill_signal)) {
-    ThrowTypeError(env, "spawnSync: killSignal must be a signal number");
+  SyncRun run;
+  ReadDeadline(env, options, &run);
+  if (run.to_group && !(args.setsid || args.setpgroup)) {
+    ThrowTypeError(env, "spawnSync: deadline.toGroup needs setsid or setpgroup");
   }
 
   StartedChild child(args.stdio.size());
   StartChild(env, args, &child);
 
-  SyncRun run;
   run.pid = child.pid;
   std::vector<int>& ends = child.parent_ends.fds;
   run.stdin_fd = ends[0];
@@ -85,16 +113,11 @@ Napi::Value SpawnSyncChecked(const Napi::CallbackInfo& info) {
     run.input = input.Data();
     run.input_length = input.Length();
   }
-  run.limit = limit >= 9007199254740992.0 ? SIZE_MAX : static_cast<size_t>(std::floor(limit));
-  run.timeout_ms = timeout < 0 ? -1 : Milliseconds(timeout);
-  run.kill_signal = static_cast<int>(kill_signal);
-  run.kill_grace_ms = Milliseconds(grace);
-  run.own_group = args.setsid || args.setpgroup;
   const bool captured[2] = {run.output_fds[0] >= 0, run.output_fds[1] >= 0};
 
   SyncOutcome outcome;
-  int err = run_sync(run, &outcome);
-  if (err < 0) throw SystemError(env, err, "spawnSync", &args.file);
+  StepFailure failure;
+  if (run_sync(run, &outcome, &failure) < 0) throw SystemError(env, failure, &args.file);
   // A credential-changing child was not waited for at its start: the run has
   // reaped it, so its report (if it failed before exec) is in the pipe now.
   ThrowIfStartFailed(env, args, &child);
@@ -113,25 +136,21 @@ Napi::Value SpawnSyncChecked(const Napi::CallbackInfo& info) {
   output.Set(1u, OutputOf(env, outcome.output[0], captured[0]));
   output.Set(2u, OutputOf(env, outcome.output[1], captured[1]));
   result.Set("output", output);
-  const char* reason = outcome.reason == SyncKillReason::kTimeout    ? "timeout"
-                       : outcome.reason == SyncKillReason::kOverflow ? "maxBuffer"
-                                                                     : nullptr;
-  result.Set("reason", reason != nullptr ? Napi::String::New(env, reason) : env.Null());
+  Napi::Array endings = Napi::Array::New(env, outcome.ending_count);
+  for (int i = 0; i < outcome.ending_count; ++i) {
+    Napi::Object ending = Napi::Object::New(env);
+    ending.Set("cause", Napi::String::New(env, CauseName(outcome.endings[i].cause)));
+    ending.Set("leaderRunning", Napi::Boolean::New(env, outcome.endings[i].leader_running));
+    endings.Set(static_cast<uint32_t>(i), ending);
+  }
+  result.Set("endings", endings);
   return result;
 }
 
 }  // namespace
 
 Napi::Value SpawnSync(const Napi::CallbackInfo& info) {
-  try {
-    return SpawnSyncChecked(info);
-  } catch (const Napi::Error&) {
-    throw;  // node-addon-api turns it into a pending JS exception
-  } catch (const std::exception& e) {
-    throw Napi::Error::New(info.Env(), std::string("exactspawn: ") + e.what());
-  } catch (...) {
-    throw Napi::Error::New(info.Env(), "exactspawn: unexpected native failure");
-  }
+  return Marshal(info, [&] { return SpawnSyncChecked(info); });
 }
 
 }  // namespace exactspawn

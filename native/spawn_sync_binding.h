@@ -6,10 +6,11 @@
 
 namespace exactspawn {
 
-// spawnSync({ ...spawn's shared fields, input?: Buffer, captureLimit: number,
-//   timeout?: number, killSignal: int, killGraceMs: number })
+// spawnSync({ ...spawn's shared fields, input?: Buffer, deadline: { timeoutMs,
+//   endSignal, toGroup, graceMs, finalSignal, groupSignalAtExit, captureLimit } })
 //   → { pid, exitCode, signal, userCpuMicros, systemCpuMicros,
-//       output: [null, Buffer|null, Buffer|null], reason: "timeout"|"maxBuffer"|null }
+//       output: [null, Buffer|null, Buffer|null],
+//       endings: [{ cause: "timeout"|"maxBuffer", leaderRunning: boolean }] }
 Napi::Value SpawnSync(const Napi::CallbackInfo& info);
 
 }  // namespace exactspawn

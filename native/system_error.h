@@ -1,7 +1,8 @@
 // system_error.h — the binding's one error model. Binding code throws
-// Napi::Error (Node-style system errors: message "syscall CODE path" with
-// `code`, negative `errno`, `syscall` and optional `path`, like Node's fs
-// errors; TypeErrors for refused input), and every entry point runs inside
+// Napi::Error (Node-style system errors built from a StepFailure: message
+// "syscall CODE path" with `code`, negative `errno`, `syscall` and optional
+// `path`, like Node's fs errors, plus `step`, the library step that failed;
+// TypeErrors for refused input), and every entry point runs inside
 // Marshal(), which turns any C++ exception into a pending JavaScript
 // exception with a raw napi_throw and never rethrows. While an environment
 // is terminating (a worker being stopped) napi_throw is refused; the
@@ -15,16 +16,23 @@
 #include <exception>
 #include <string>
 
+#include "core/step_failure.h"
+
 namespace exactspawn {
 
-// `negative_errno` is -errno as returned by core/.
-Napi::Error SystemError(Napi::Env env, int negative_errno, const char* syscall,
+// The one builder of system errors, with raw Node-API (so loop callbacks,
+// which must not throw, use it too): `code`, `errno`, `syscall` (absent when
+// no system call failed; the message then starts with the step), `path` when
+// given, `step`. Returns false when Node-API refused (a terminating env).
+bool SystemErrorToJs(napi_env env, const StepFailure& failure, const std::string* path,
+                     napi_value* out) noexcept;
+
+// The same error as a Napi::Error, for binding code to throw.
+Napi::Error SystemError(Napi::Env env, const StepFailure& failure,
                         const std::string* path = nullptr);
 
-// The error's `code` ("ENOENT") and `message` ("syscall CODE path"), for the
-// loop callbacks that build the same error with raw Node-API.
+// The `code` for -errno ("ENOENT").
 const char* ErrnoCode(int negative_errno);
-std::string SystemErrorMessage(int negative_errno, const char* syscall, const std::string* path);
 
 // Throws a TypeError (input the binding refuses to coerce).
 [[noreturn]] void ThrowTypeError(Napi::Env env, const std::string& message);

@@ -17,6 +17,7 @@
 
 #include "core/child_exit.h"
 #include "core/child_path.h"
+#include "core/pipe.h"
 
 namespace exactspawn {
 
@@ -69,11 +70,6 @@ struct Watch {
   Watch* prev = nullptr;
   Watch* next = nullptr;
 };
-
-// Bytes read per read(2), and reads per readable event (so one chatty child
-// cannot hold the loop: the poll is level-triggered and fires again).
-constexpr size_t kReadChunk = 64 * 1024;
-constexpr int kReadsPerEvent = 16;
 
 struct EnvState {
   napi_env env = nullptr;

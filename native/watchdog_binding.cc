@@ -3,7 +3,8 @@
 // non-empty), then starts the process-wide watchdog (core/watchdog.h) unless
 // it runs already, and returns its pid. The first successful call fixes the
 // program for the life of the process. A failed start is thrown as a system
-// error with syscall "posix_spawn" and path = file. Registration itself
+// error naming the call that failed (pipe2, posix_spawn, write), step
+// "cleanup" and path = file. Registration itself
 // happens in spawn (option `cleanup`).
 #include "watchdog_binding.h"
 
@@ -53,8 +54,9 @@ Napi::Value StartWatchdogChecked(const Napi::CallbackInfo& info) {
     argv.push_back(
         CheckedString(env, array.Get(i), "startWatchdog: argv[" + std::to_string(i) + "]"));
   }
-  int pid = watchdog_start(file, argv);
-  if (pid < 0) throw SystemError(env, pid, "posix_spawn", &file);
+  StepFailure failure;
+  int pid = watchdog_start(file, argv, &failure);
+  if (pid < 0) throw SystemError(env, failure, &file);
   return Napi::Number::New(env, pid);
 }
 

@@ -2,10 +2,12 @@
 // any version and architecture, Bun, Deno): which addon loaded (or why not),
 // exact envp, async and sync spawn, exit code and signal delivery, a bash step
 // whose 300 KB value is spilled, a sandboxed child, and a clean exit. Prints
-// one JSON line: { status, steps: [{ name, ok, detail }] }. A step the
+// one JSON line: { status, file, steps: [{ name, ok, detail }] }. A step the
 // platform cannot support is reported as skipped with its reason.
 const dist = new URL("../dist/index.js", import.meta.url).href;
 const { createRuntime, nativeStatus, sandboxSupport, spawn, spawnSync } = await import(dist);
+const { locateAddon } = await import(new URL("../dist/native-locate.js", import.meta.url).href);
+const root = new URL("..", import.meta.url).pathname;
 
 const steps = [];
 async function step(name, fn) {
@@ -68,6 +70,7 @@ await step("sandbox: write outside refused", async () => {
 console.log(
   JSON.stringify({
     status: { loaded: status.loaded, reason: status.reason ?? null, platform: status.platform },
+    file: status.loaded ? (locateAddon(root).path ?? null) : null,
     steps,
   }),
 );

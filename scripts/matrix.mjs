@@ -70,7 +70,7 @@ function version(command) {
   return line.match(/\d+\.\d+\.\d+/)?.[0] ?? line;
 }
 
-/** The addon file the library would load for `command`, asked of that runtime. */
+/** The addon file the library would load, asked of that runtime (named in the row even when it crashes). */
 const LOCATE = `const m = await import(${JSON.stringify(join(root, "dist/native-locate.js"))});
 console.log(m.locateAddon(${JSON.stringify(root)}).path ?? "");`;
 
@@ -140,7 +140,7 @@ function core(selected) {
       report === undefined
         ? `${relative(root, where) || "none"} (did not finish)`
         : report.status.loaded
-          ? relative(root, where) || "loaded"
+          ? relative(root, report.file ?? where) || "loaded"
           : `fallback${report?.status.reason ? `: ${report.status.reason.replace(/^could not load the native addon on [^:]*: /, "")}` : ""}`;
     rows.push({ ...r, version: version(command), addon, result, ok });
   }

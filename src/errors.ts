@@ -175,16 +175,27 @@ export interface SystemErrorFields {
   errno: number;
   syscall: string;
   path?: string | undefined;
+  /**
+   * The library step that failed: an option ("cwd", "rlimits",
+   * "parentDeathSignal"…) or a phase ("spawn", "exec", "stdio", "watch",
+   * "wait", "cleanup"). Set by the native engine on every failure.
+   */
+  step?: string | undefined;
 }
 
 export type SystemError = Error & SystemErrorFields;
 
 /**
  * Builds an Error shaped like Node's own system errors: `code` ("ENOENT"),
- * negative `errno`, `syscall`, optional `path`; message "syscall CODE path".
- * `errno` may be given positive or negative.
+ * negative `errno`, `syscall`, optional `path` and `step`; message
+ * "syscall CODE path". `errno` may be given positive or negative.
  */
-export function systemError(errno: number, syscall: string, path?: string): SystemError {
+export function systemError(
+  errno: number,
+  syscall: string,
+  path?: string,
+  step?: string,
+): SystemError {
   const negative = -Math.abs(errno);
   // libuv's table lacks some errnos (ENOEXEC among them); os.constants has them all.
   let code = getSystemErrorName(negative);
@@ -197,6 +208,7 @@ export function systemError(errno: number, syscall: string, path?: string): Syst
   err.errno = negative;
   err.syscall = syscall;
   if (path !== undefined) err.path = path;
+  if (step !== undefined) err.step = step;
   return err;
 }
 

@@ -93,6 +93,8 @@ export interface RawSandbox {
   landlock: boolean;
   /** Install the seccomp filter (native/core/seccomp_filter.h). */
   seccomp: boolean;
+  /** Empty every capability set before exec (bounding, ambient, inheritable, permitted, effective). */
+  dropCapabilities: boolean;
 }
 
 /** The one options object `spawn` takes; every field is type-checked natively. */
@@ -143,13 +145,8 @@ export interface RawSpawnSyncOptions {
   /** As for spawn, but only slots 0–2 may be -2: slot 0 exactly when `input` is set; 1 and 2 are captured. */
   stdio: readonly number[];
   input?: Buffer | undefined;
-  /** Bytes kept per captured pipe; one more ends the run (reason "maxBuffer"). */
-  captureLimit: number;
-  /** Milliseconds before killSignal is sent; absent: none. */
-  timeout?: number | undefined;
-  killSignal: number;
-  /** Milliseconds between killSignal and SIGKILL. */
-  killGraceMs: number;
+  /** The run's deadline plan, executed as given (src/spawn/deadline-plan.ts). */
+  deadline: RawDeadline;
   setsid?: boolean | undefined;
   setpgroup?: boolean | undefined;
   /** As for spawn: starts the child through the addon's own child path. */
@@ -157,11 +154,34 @@ export interface RawSpawnSyncOptions {
   sandbox?: RawSandbox | undefined;
 }
 
-/** What a synchronous run returns: the reaped exit, the captured output and why it was ended, if it was. */
+/**
+ * A deadline plan as the blocking loop executes it (nativeDeadline in
+ * src/spawn/deadline-plan.ts): whole milliseconds, -1 for never, signal numbers.
+ */
+export interface RawDeadline {
+  /** After the start, an ending begins; -1: never. */
+  readonly timeoutMs: number;
+  /** Sent when an ending begins, while the leader is unreaped. */
+  readonly endSignal: number;
+  /** Signals go to the child's group (needs setsid or setpgroup), else to the child. */
+  readonly toGroup: boolean;
+  /** From an ending's start to finalSignal and to the end of reading output. */
+  readonly graceMs: number;
+  readonly finalSignal: number;
+  /** Sent to the rest of the group at the leader's exit once an ending began; 0: none. */
+  readonly groupSignalAtExit: number;
+  /** Bytes kept per captured pipe; one more begins a "maxBuffer" ending. */
+  readonly captureLimit: number;
+}
+
+/** What a synchronous run returns: the reaped exit, the captured output and its endings, in order. */
 export interface RawSyncResult extends RawChildExit {
   readonly pid: number;
   readonly output: ReadonlyArray<Buffer | null>;
-  readonly reason: "timeout" | "maxBuffer" | null;
+  readonly endings: ReadonlyArray<{
+    readonly cause: "timeout" | "maxBuffer";
+    readonly leaderRunning: boolean;
+  }>;
 }
 
 /** What the addon exports. Later capabilities are optional so fakes can stay small. */
@@ -169,7 +189,7 @@ export interface NativeBinding {
   readonly sourceStamp: string;
   readonly napiVersion: number;
   probe(): RawProbe;
-  /** posix_spawn + pidfd watch. Throws a Node-style system error (syscall "posix_spawn"). */
+  /** posix_spawn + pidfd watch. Throws a Node-style system error with `syscall` and `step` (errors.ts). */
   spawn?(options: RawSpawnOptions): RawChildHandle;
   /** posix_spawn, then poll(2) on this thread until the child is reaped; no event loop turn. */
   spawnSync?(options: RawSpawnSyncOptions): RawSyncResult;
@@ -187,7 +207,7 @@ export interface NativeBinding {
   closeFd?(fd: number): number;
   /**
    * Starts the process-wide watchdog unless it runs (the first call fixes the
-   * program) and returns its pid. Throws a system error (syscall "posix_spawn").
+   * program) and returns its pid. Throws a system error naming the call that failed, `step: "cleanup"`.
    */
   startWatchdog?(program: { file: string; argv: readonly string[] }): number;
   /**

@@ -16,6 +16,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "stdio_plan.h"
+
 #ifndef SYS_close_range
 #define SYS_close_range 436  // the same number on every architecture since Linux 5.9
 #endif
@@ -52,7 +54,8 @@ struct KernelRlimit {
 // reads all of it or nothing.
 struct StartStatus {
   int32_t error;
-  char step[sizeof(ChildPathFailure::syscall)];
+  char syscall[sizeof(ChildPathFailure::syscall)];
+  char step[sizeof(ChildPathFailure::step)];
 };
 
 // The parent's data the child reads. On the shared-memory path (CLONE_VM)
@@ -63,85 +66,94 @@ struct StartStatus {
 struct ChildArgs {
   const SpawnRequest* request;
   const ExecControls* controls;
-  int* sources;  // scratch copy of request->stdio the child may rewrite
+  const StdioStep* stdio_steps;  // the stdio plan (stdio_plan.h), made by the parent
+  size_t stdio_step_count;
+  int stdio_ceiling;  // every fd number the plan touches is below it
   pid_t parent;
   int status_fd;  // the start-status pipe's write end (copy-on-write path), else -1
   volatile int error;
   const char* volatile syscall;
+  const char* volatile step;
 };
 
-// Reports the failure to the parent and ends the child (exit status 127).
-[[noreturn]] EXACTSPAWN_CHILD_CODE void fail(ChildArgs* args, const char* name) {
+EXACTSPAWN_CHILD_CODE void copy_name(char* to, size_t size, const char* name) {
+  for (size_t i = 0; i + 1 < size && name[i] != '\0'; ++i) to[i] = name[i];
+}
+
+// Reports the failure (the call and the step it belongs to, step_failure.h)
+// to the parent and ends the child (exit status 127).
+[[noreturn]] EXACTSPAWN_CHILD_CODE void fail(ChildArgs* args, const char* name, const char* step) {
   const int error = errno != 0 ? errno : EIO;
   if (args->status_fd >= 0) {
     StartStatus status = {};
     status.error = error;
-    for (size_t i = 0; i + 1 < sizeof status.step && name[i] != '\0'; ++i) status.step[i] = name[i];
+    copy_name(status.syscall, sizeof status.syscall, name);
+    copy_name(status.step, sizeof status.step, step);
     syscall(SYS_write, args->status_fd, &status, sizeof status);
   } else {
     args->error = error;
     args->syscall = name;
+    args->step = step;
   }
   syscall(SYS_exit, 127);
   __builtin_unreachable();
 }
 
-// Child fd i <- sources[i] (or /dev/null), every fd >= count closed. A source
-// below count that is not its own slot could be overwritten by an earlier
-// dup onto its number, so such sources are first moved to count or above.
-EXACTSPAWN_CHILD_CODE void setup_stdio(ChildArgs* args) {
-  const int count = static_cast<int>(args->request->stdio_count);
-  int* sources = args->sources;
-  // The start-status pipe outlives the stdio set-up (it closes at exec): it
-  // moves above every slot first, so no dup lands on it, and is spared below.
-  if (args->status_fd >= 0 && args->status_fd < count) {
-    long moved = syscall(SYS_fcntl, args->status_fd, F_DUPFD_CLOEXEC, count);
-    if (moved < 0) fail(args, "fcntl");
-    args->status_fd = static_cast<int>(moved);
-  }
-  for (int i = 0; i < count; ++i) {
-    int source = sources[i];
-    if (source >= 0 && source < count && source != i) {
-      long moved = syscall(SYS_fcntl, source, F_DUPFD_CLOEXEC, count);
-      if (moved < 0) fail(args, "fcntl");
-      sources[i] = static_cast<int>(moved);
-    }
-  }
-  for (int i = 0; i < count; ++i) {
-    int source = sources[i];
-    bool opened = false;
-    if (source < 0) {
-      long fd = syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDWR | O_CLOEXEC);
-      if (fd < 0) fail(args, "open");
-      source = static_cast<int>(fd);
-      opened = true;
-    }
-    if (source == i) {
-      // Already in place (Node marks 0-2 close-on-exec): keep it across exec.
-      if (syscall(SYS_fcntl, i, F_SETFD, 0) != 0) fail(args, "fcntl");
-    } else {
-      if (syscall(SYS_dup3, source, i, 0) < 0) fail(args, "dup2");
-      if (opened) syscall(SYS_close, source);
-    }
-  }
+// Closes every fd >= from except the start-status pipe's write end.
+EXACTSPAWN_CHILD_CODE void close_from(ChildArgs* args, int from) {
   const int keep = args->status_fd;
-  if (keep < 0) {
-    if (syscall(SYS_close_range, count, ~0U, 0) != 0) fail(args, "close_range");
+  if (keep < from) {
+    if (syscall(SYS_close_range, from, ~0U, 0) != 0) fail(args, "close_range", "stdio");
     return;
   }
-  if (keep > count && syscall(SYS_close_range, count, keep - 1, 0) != 0) {
-    fail(args, "close_range");
+  if (keep > from && syscall(SYS_close_range, from, keep - 1, 0) != 0) {
+    fail(args, "close_range", "stdio");
   }
-  if (syscall(SYS_close_range, keep + 1, ~0U, 0) != 0) fail(args, "close_range");
+  if (syscall(SYS_close_range, keep + 1, ~0U, 0) != 0) fail(args, "close_range", "stdio");
+}
+
+// Runs the stdio plan (stdio_plan.h) with raw system calls.
+EXACTSPAWN_CHILD_CODE void setup_stdio(ChildArgs* args) {
+  // The start-status pipe outlives the stdio set-up (it closes at exec): it
+  // moves above every fd the plan touches first, so no dup lands on it.
+  if (args->status_fd >= 0 && args->status_fd < args->stdio_ceiling) {
+    long moved = syscall(SYS_fcntl, args->status_fd, F_DUPFD_CLOEXEC, args->stdio_ceiling);
+    if (moved < 0) fail(args, "fcntl", "stdio");
+    args->status_fd = static_cast<int>(moved);
+  }
+  for (size_t k = 0; k < args->stdio_step_count; ++k) {
+    const StdioStep& step = args->stdio_steps[k];
+    switch (step.op) {
+      case StdioOp::kDup:
+        if (syscall(SYS_dup3, step.from, step.to, 0) < 0) fail(args, "dup2", "stdio");
+        break;
+      case StdioOp::kKeep:
+        if (syscall(SYS_fcntl, step.to, F_SETFD, 0) != 0) fail(args, "fcntl", "stdio");
+        break;
+      case StdioOp::kOpenNull: {
+        // Opened without O_CLOEXEC: it stays where it lands when that is the slot.
+        long fd = syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDWR);
+        if (fd < 0) fail(args, "open", "stdio");
+        if (fd != step.to) {
+          if (syscall(SYS_dup3, fd, step.to, 0) < 0) fail(args, "dup2", "stdio");
+          syscall(SYS_close, fd);
+        }
+        break;
+      }
+      case StdioOp::kCloseFrom:
+        close_from(args, step.to);
+        break;
+    }
+  }
 }
 
 EXACTSPAWN_CHILD_CODE void apply_credentials(ChildArgs* args) {
   const ExecControls& c = *args->controls;
   if (c.set_groups && syscall(SYS_setgroups, c.group_count, c.groups) != 0) {
-    fail(args, "setgroups");
+    fail(args, "setgroups", "groups");
   }
-  if (c.set_gid && syscall(SYS_setresgid, c.gid, c.gid, c.gid) != 0) fail(args, "setgid");
-  if (c.set_uid && syscall(SYS_setresuid, c.uid, c.uid, c.uid) != 0) fail(args, "setuid");
+  if (c.set_gid && syscall(SYS_setresgid, c.gid, c.gid, c.gid) != 0) fail(args, "setgid", "gid");
+  if (c.set_uid && syscall(SYS_setresuid, c.uid, c.uid, c.uid) != 0) fail(args, "setuid", "uid");
   // A new anonymous session keyring, created as the new user (so it is
   // theirs, as pam_keyinit does): the host's session keyring, and every key
   // in it, stays out of the child's reach (keyrings(7), session-keyring(7)).
@@ -150,7 +162,7 @@ EXACTSPAWN_CHILD_CODE void apply_credentials(ChildArgs* args) {
   if (c.set_uid || c.set_gid || c.set_groups) {
     if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, nullptr) < 0 && errno != ENOSYS &&
         errno != EPERM) {
-      fail(args, "keyctl");
+      fail(args, "keyctl", "credentials");
     }
   }
 }
@@ -165,36 +177,42 @@ EXACTSPAWN_CHILD_CODE int child_main(void* raw) {
   for (int sig = 1; sig < _NSIG; ++sig) {
     if (sig == SIGKILL || sig == SIGSTOP) continue;
     if (syscall(SYS_rt_sigaction, sig, &default_action, nullptr, sizeof(uint64_t)) != 0) {
-      fail(args, "rt_sigaction");
+      fail(args, "rt_sigaction", "signals");
     }
   }
   if (r.new_session) {
-    if (syscall(SYS_setsid) < 0) fail(args, "setsid");
+    if (syscall(SYS_setsid) < 0) fail(args, "setsid", "setsid");
   } else if (r.new_process_group) {
-    if (syscall(SYS_setpgid, 0, 0) != 0) fail(args, "setpgid");
+    if (syscall(SYS_setpgid, 0, 0) != 0) fail(args, "setpgid", "processGroup");
   }
   if (c.sandbox != nullptr) {
     SandboxStep step = SandboxStep::kNone;
     if (apply_sandbox(*c.sandbox, &step) != 0) {
-      fail(args, step == SandboxStep::kLandlock  ? "landlock_restrict_self"
-                 : step == SandboxStep::kSeccomp ? "seccomp"
-                                                 : "prctl");
+      fail(args,
+           step == SandboxStep::kLandlock  ? "landlock_restrict_self"
+           : step == SandboxStep::kSeccomp ? "seccomp"
+                                           : "prctl",
+           "sandbox");
     }
   }
   setup_stdio(args);
   for (size_t i = 0; i < c.limit_count; ++i) {
     KernelRlimit limit = {c.limits[i].soft, c.limits[i].hard};
     if (syscall(SYS_prlimit64, 0, c.limits[i].resource, &limit, nullptr) != 0) {
-      fail(args, "setrlimit");
+      fail(args, "setrlimit", "rlimits");
     }
   }
   if (c.set_nice && syscall(SYS_setpriority, PRIO_PROCESS, 0, c.nice) != 0) {
-    fail(args, "setpriority");
+    fail(args, "setpriority", "nice");
   }
   apply_credentials(args);
+  if (c.sandbox != nullptr && c.sandbox->drop_capabilities) {
+    const char* name = nullptr;
+    if (drop_capabilities(&name) != 0) fail(args, name, "sandbox");
+  }
   if (c.parent_death_signal != 0) {
     if (syscall(SYS_prctl, PR_SET_PDEATHSIG, c.parent_death_signal, 0, 0, 0) != 0) {
-      fail(args, "prctl");
+      fail(args, "prctl", "parentDeathSignal");
     }
     // The parent may have died before the signal was armed.
     if (syscall(SYS_getppid) != args->parent) {
@@ -202,16 +220,16 @@ EXACTSPAWN_CHILD_CODE int child_main(void* raw) {
     }
   }
   if (c.no_new_privs && syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
-    fail(args, "prctl");
+    fail(args, "prctl", "noNewPrivileges");
   }
   if (c.umask >= 0) syscall(SYS_umask, c.umask);
-  if (r.cwd != nullptr && syscall(SYS_chdir, r.cwd) != 0) fail(args, "chdir");
+  if (r.cwd != nullptr && syscall(SYS_chdir, r.cwd) != 0) fail(args, "chdir", "cwd");
   uint64_t empty = 0;
   if (syscall(SYS_rt_sigprocmask, SIG_SETMASK, &empty, nullptr, sizeof empty) != 0) {
-    fail(args, "rt_sigprocmask");
+    fail(args, "rt_sigprocmask", "signals");
   }
   syscall(SYS_execve, r.file, r.argv, r.envp);
-  fail(args, "execve");
+  fail(args, "execve", "exec");
 }
 
 // The child's stack with a PROT_NONE guard page below it, mapped on a
@@ -266,18 +284,20 @@ class ChildStack {
 // One per thread that spawns: two threads never share a stack.
 thread_local ChildStack thread_stack;
 
-void name_step(ChildPathFailure* failure, const char* name) {
+void name_step(ChildPathFailure* failure, const char* name, const char* step) {
   size_t i = 0;
   for (; i + 1 < sizeof failure->syscall && name[i] != '\0'; ++i) failure->syscall[i] = name[i];
   failure->syscall[i] = '\0';
+  for (i = 0; i + 1 < sizeof failure->step && step[i] != '\0'; ++i) failure->step[i] = step[i];
+  failure->step[i] = '\0';
 }
 
 // Blocks every signal (glibc's internal ones too: a raw call, since glibc's
 // sigprocmask filters them) around clone, so no handler runs in the child
 // before it has reset the dispositions; the child inherits this mask.
 pid_t clone_blocked(ChildArgs* args, void* stack_top, int flags, int* clone_errno) {
-  const int saved_errno =
-      errno;  // a shared-memory child's syscall() calls write this thread's errno
+  // A shared-memory child's syscall() calls write this thread's errno.
+  const int saved_errno = errno;
   uint64_t all = ~uint64_t{0};
   uint64_t old = 0;
   syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, sizeof all);
@@ -309,8 +329,10 @@ int read_start_status(int fd, ChildPathFailure* failure) {
     n = read(fd, &status, sizeof status);
   } while (n < 0 && errno == EINTR);
   if (n != static_cast<long>(sizeof status)) return 0;  // exec'ed (EOF, EAGAIN) or nothing to say
+  status.syscall[sizeof status.syscall - 1] = '\0';
   status.step[sizeof status.step - 1] = '\0';
-  name_step(failure, status.step[0] != '\0' ? status.step : "execve");
+  name_step(failure, status.syscall[0] != '\0' ? status.syscall : "execve",
+            status.step[0] != '\0' ? status.step : "exec");
   failure->in_child = true;
   return status.error > 0 ? -status.error : -EIO;
 }
@@ -318,7 +340,7 @@ int read_start_status(int fd, ChildPathFailure* failure) {
 int spawn_child_path(const SpawnRequest& request, const ExecControls& controls, pid_t* pid,
                      int* start_status_fd, ChildPathFailure* failure) {
   *start_status_fd = -1;
-  name_step(failure, "clone");
+  name_step(failure, "clone", "spawn");
   failure->in_child = false;
   if (request.file == nullptr || request.argv == nullptr || request.envp == nullptr ||
       request.stdio == nullptr || request.stdio_count < 3 ||
@@ -327,13 +349,26 @@ int spawn_child_path(const SpawnRequest& request, const ExecControls& controls, 
       (controls.limit_count > 0 && controls.limits == nullptr)) {
     return -EINVAL;
   }
-  std::vector<int> sources(request.stdio, request.stdio + request.stdio_count);
+  std::vector<StdioStep> stdio_steps;
+  if (int err = plan_stdio(request.stdio, request.stdio_count, &stdio_steps); err < 0) {
+    name_step(failure, "dup2", "stdio");
+    return err;
+  }
   ChildStack& stack = thread_stack;
   if (int error = stack.ensure(); error != 0) {
-    name_step(failure, stack.failed_syscall());
+    name_step(failure, stack.failed_syscall(), "spawn");
     return -error;
   }
-  ChildArgs args = {&request, &controls, sources.data(), getpid(), -1, 0, nullptr};
+  ChildArgs args = {&request,
+                    &controls,
+                    stdio_steps.data(),
+                    stdio_steps.size(),
+                    stdio_ceiling(stdio_steps),
+                    getpid(),
+                    -1,
+                    0,
+                    nullptr,
+                    nullptr};
   int clone_errno = 0;
 
   if (!needs_private_memory(controls)) {
@@ -341,7 +376,7 @@ int spawn_child_path(const SpawnRequest& request, const ExecControls& controls, 
     if (child < 0) return -clone_errno;
     if (args.error != 0) {
       reap_failed(child);
-      name_step(failure, args.syscall);
+      name_step(failure, args.syscall, args.step);
       failure->in_child = true;
       return -args.error;
     }
@@ -358,8 +393,9 @@ int spawn_child_path(const SpawnRequest& request, const ExecControls& controls, 
   // on failure, written before the child exits.
   int status_pipe[2];
   if (pipe2(status_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
-    name_step(failure, "pipe2");
-    return -errno;
+    const int error = errno;
+    name_step(failure, "pipe2", "spawn");
+    return -error;
   }
   args.status_fd = status_pipe[1];
   pid_t child = clone_blocked(&args, stack.top(), SIGCHLD, &clone_errno);

@@ -91,10 +91,12 @@ struct ExecControls {
   const SandboxPlan* sandbox = nullptr;
 };
 
-// Where a start failed: the system call's name (NUL-terminated) and the
-// errno. `in_child` is false for failures of the parent (mmap, pipe2, clone).
+// Where a start failed: the system call's name and the library step it
+// belongs to (NUL-terminated, see step_failure.h). `in_child` is false for
+// failures of the parent (mmap, pipe2, clone).
 struct ChildPathFailure {
   char syscall[28] = {};
+  char step[20] = {};
   bool in_child = false;
 };
 

@@ -29,13 +29,18 @@ int write_all(int fd, const char* data, std::size_t size) {
 
 }  // namespace
 
-int sealed_memfd(const char* name, const char* data, std::size_t size) {
+int sealed_memfd(const char* name, const char* data, std::size_t size, StepFailure* failure) {
   int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
-  if (fd < 0) return -errno;
+  if (fd < 0) {
+    *failure = {-errno, "memfd_create", "memfd"};
+    return failure->err;
+  }
   int err = write_all(fd, data, size);
-  if (err == 0 &&
-      fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) < 0) {
+  if (err != 0) {
+    *failure = {err, "pwrite", "memfd"};
+  } else if (fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) < 0) {
     err = -errno;
+    *failure = {err, "fcntl", "memfd"};
   }
   if (err != 0) {
     close(fd);

@@ -8,13 +8,15 @@
 
 #include <cstddef>
 
+#include "step_failure.h"
+
 namespace exactspawn {
 
 // Creates a memfd named `name` (shown only in /proc/<pid>/fd links), writes
 // all `size` bytes of `data`, rewinds it to offset 0 and seals it against
 // writing, growing, shrinking and further sealing. The fd is close-on-exec:
 // only a spawn that dup2s it onto a slot passes it on. On failure nothing
-// stays open.
-int sealed_memfd(const char* name, const char* data, std::size_t size);
+// stays open and *failure names the call (memfd_create, pwrite, fcntl).
+int sealed_memfd(const char* name, const char* data, std::size_t size, StepFailure* failure);
 
 }  // namespace exactspawn

@@ -6,7 +6,15 @@
 // See pipe2(2), close(2), read(2).
 #pragma once
 
+#include <cstddef>
+
 namespace exactspawn {
+
+// Bytes read per read(2) from a captured pipe, and reads per readable event
+// (so one chatty child cannot hold a loop: poll is level-triggered and fires
+// again). Shared by the event-loop capture and spawnSync's loop.
+constexpr size_t kReadChunk = 64 * 1024;
+constexpr int kReadsPerEvent = 16;
 
 // fds[0] is the read end, fds[1] the write end.
 int make_pipe(int fds[2]);

@@ -18,7 +18,6 @@ namespace exactspawn {
 namespace {
 
 constexpr int64_t kNever = INT64_MAX;
-constexpr size_t kReadChunk = 64 * 1024;
 
 int64_t now_ms() {
   struct timespec ts {};
@@ -45,7 +44,8 @@ int set_nonblocking(int fd) {
 // The state of one run; every fd it holds is closed by the destructor.
 class SyncLoop {
  public:
-  SyncLoop(const SyncRun& run, SyncOutcome* outcome) : run_(run), outcome_(outcome) {
+  SyncLoop(const SyncRun& run, SyncOutcome* outcome, StepFailure* failure)
+      : run_(run), outcome_(outcome), failure_(failure) {
     stdin_fd_ = run.stdin_fd;
     output_fds_[0] = run.output_fds[0];
     output_fds_[1] = run.output_fds[1];
@@ -61,9 +61,8 @@ class SyncLoop {
 
   int run() {
     int err = prepare();
-    if (err < 0) return abandon(err);
-    const int64_t start = now_ms();
-    timeout_at_ = run_.timeout_ms < 0 ? kNever : after(start, run_.timeout_ms);
+    if (err < 0) return err;
+    timeout_at_ = run_.timeout_ms < 0 ? kNever : after(now_ms(), run_.timeout_ms);
     while (!leader_done_ || output_fds_[0] >= 0 || output_fds_[1] >= 0) {
       struct pollfd fds[4];
       int count = 0;
@@ -92,7 +91,7 @@ class SyncLoop {
       int ready = poll(fds, static_cast<nfds_t>(count), wait);
       if (ready < 0) {
         if (errno == EINTR) continue;
-        return abandon(-errno);
+        return abandon({-errno, "poll", "wait"});
       }
       for (int i = 0; i < 2; ++i) {
         if (output_index[i] >= 0 && fds[output_index[i]].revents != 0) drain(i);
@@ -100,17 +99,18 @@ class SyncLoop {
       if (stdin_index >= 0 && fds[stdin_index].revents != 0) feed(fds[stdin_index].revents);
       if (pidfd_index >= 0 && (fds[pidfd_index].revents & POLLIN) != 0) {
         err = reap();
-        if (err < 0) return abandon(err);
+        if (err < 0) return abandon({err, "wait4", "wait"});
       }
       now = now_ms();
-      if (leader_done_) {
-        if (now >= stop_reading_at_) break;
-      } else if (outcome_->reason == SyncKillReason::kNone && now >= timeout_at_) {
-        terminate(SyncKillReason::kTimeout, now);
-      } else if (now >= sigkill_at_) {
-        signal_child(SIGKILL);
-        sigkill_at_ = kNever;
+      if (now >= timeout_at_) {
+        timeout_at_ = kNever;
+        begin_ending(SyncEndingCause::kTimeout, now);
       }
+      if (!leader_done_ && now >= final_signal_at_) {
+        signal_child(run_.final_signal);
+        final_signal_at_ = kNever;
+      }
+      if (leader_done_ && now >= stop_reading_at_) break;
     }
     return 0;
   }
@@ -118,60 +118,68 @@ class SyncLoop {
  private:
   int prepare() {
     int fd = open_pidfd(run_.pid);
-    if (fd < 0) return fd;
+    if (fd < 0) return abandon({fd, "pidfd_open", "wait"});
     pidfd_ = fd;
     if (stdin_fd_ >= 0 && run_.input_length == 0) close_owned(&stdin_fd_);
     if (stdin_fd_ >= 0) {
       int err = set_nonblocking(stdin_fd_);
-      if (err < 0) return err;
+      if (err < 0) return abandon({err, "fcntl", "input"});
     }
     for (int fd_out : output_fds_) {
       if (fd_out < 0) continue;
       int err = set_nonblocking(fd_out);
-      if (err < 0) return err;
+      if (err < 0) return abandon({err, "fcntl", "capture"});
     }
     return 0;
   }
 
   // Something failed in the parent: the child must neither run on unseen nor
-  // stay a zombie.
-  int abandon(int err) {
+  // stay a zombie. Returns the failure's errno.
+  int abandon(const StepFailure& failure) {
+    *failure_ = failure;
     if (!leader_done_) {
       kill(run_.pid, SIGKILL);
       reap_child_blocking(run_.pid);
       leader_done_ = true;
     }
-    return err;
+    return failure.err;
   }
 
   int64_t next_deadline() const {
-    if (leader_done_) return stop_reading_at_;
-    if (outcome_->reason == SyncKillReason::kNone) return timeout_at_;
-    return sigkill_at_;
+    int64_t wake = timeout_at_;
+    if (!leader_done_) wake = std::min(wake, final_signal_at_);
+    if (leader_done_) wake = std::min(wake, stop_reading_at_);
+    return wake;
   }
 
   void signal_child(int sig) {
     // Only called while the leader is unreaped, so the group id is still its own.
-    if (run_.own_group) {
+    if (sig == 0) return;
+    if (run_.to_group) {
       signal_group(run_.pid, sig);
     } else {
       signal_pidfd(pidfd_, sig);
     }
   }
 
-  void terminate(SyncKillReason reason, int64_t now) {
-    outcome_->reason = reason;
-    killed_at_ = now;
+  // An ending (deadline-plan.ts, phases 1-3): recorded always, acted on once.
+  void begin_ending(SyncEndingCause cause, int64_t now) {
+    if (outcome_->ending_count < 2) {
+      outcome_->endings[outcome_->ending_count++] = {cause, !leader_done_};
+    }
+    if (ending_begun_) return;
+    ending_begun_ = true;
+    stop_reading_at_ = after(now, run_.grace_ms);
     if (leader_done_) return;
-    signal_child(run_.kill_signal);
-    sigkill_at_ = after(now, run_.kill_grace_ms);
+    signal_child(run_.end_signal);
+    final_signal_at_ = stop_reading_at_;
   }
 
   void drain(int index) {
     static thread_local char buffer[kReadChunk];
     std::vector<char>& out = outcome_->output[index];
     // A bounded number of reads per wake-up keeps the other fds served.
-    for (int round = 0; round < 16 && output_fds_[index] >= 0; ++round) {
+    for (int round = 0; round < kReadsPerEvent && output_fds_[index] >= 0; ++round) {
       long n = read_fd(output_fds_[index], buffer, sizeof buffer);
       if (n == -EAGAIN) return;
       if (n <= 0) {  // end of file, or a read error: the stream is over
@@ -185,9 +193,9 @@ class SyncLoop {
         // One byte over the limit: keep the limit, close the pipe (the writer
         // gets EPIPE) and end the run.
         close_owned(&output_fds_[index]);
-        if (outcome_->reason == SyncKillReason::kNone) {
-          terminate(SyncKillReason::kOverflow, now_ms());
-          if (leader_done_) stop_reading_at_ = after(killed_at_, run_.kill_grace_ms);
+        if (!overflowed_) {
+          overflowed_ = true;
+          begin_ending(SyncEndingCause::kOverflow, now_ms());
         }
         return;
       }
@@ -212,10 +220,10 @@ class SyncLoop {
   }
 
   int reap() {
-    // The leader is a zombie: finish a kill on the rest of its group while
-    // its id is still pinned, then reap it.
-    if (outcome_->reason != SyncKillReason::kNone && run_.own_group) {
-      signal_group(run_.pid, SIGKILL);
+    // The leader is a zombie: once an ending has begun, the plan's signal
+    // goes to the rest of its group while its id is still pinned; then reap.
+    if (ending_begun_ && run_.group_signal_at_exit != 0) {
+      signal_group(run_.pid, run_.group_signal_at_exit);
     }
     int r = reap_child(run_.pid, &outcome_->exit);
     if (r < 0) return r;
@@ -223,31 +231,28 @@ class SyncLoop {
     leader_done_ = true;
     close_owned(&pidfd_);
     close_owned(&stdin_fd_);
-    if (outcome_->reason != SyncKillReason::kNone) {
-      stop_reading_at_ = after(killed_at_, run_.kill_grace_ms);
-    } else {
-      stop_reading_at_ = timeout_at_;
-    }
     return 0;
   }
 
   const SyncRun& run_;
   SyncOutcome* outcome_;
+  StepFailure* failure_;
   int stdin_fd_ = -1;
   int output_fds_[2] = {-1, -1};
   int pidfd_ = -1;
   size_t written_ = 0;
   bool leader_done_ = false;
+  bool ending_begun_ = false;
+  bool overflowed_ = false;
   int64_t timeout_at_ = kNever;
-  int64_t killed_at_ = 0;
-  int64_t sigkill_at_ = kNever;
+  int64_t final_signal_at_ = kNever;
   int64_t stop_reading_at_ = kNever;
 };
 
 }  // namespace
 
-int run_sync(const SyncRun& run, SyncOutcome* outcome) {
-  SyncLoop loop(run, outcome);
+int run_sync(const SyncRun& run, SyncOutcome* outcome, StepFailure* failure) {
+  SyncLoop loop(run, outcome, failure);
   return loop.run();
 }
 

@@ -1,17 +1,17 @@
 // run_sync.h — runs one already-spawned child to completion on the calling
-// thread: writes its input, reads its captured output, enforces a timeout
-// and an output limit, and reaps it. The engine of spawnSync.
+// thread: writes its input, reads its captured output, executes its deadline
+// plan, and reaps it. The engine of spawnSync.
 //
 // Plain C++ over syscalls; no Node-API, no event loop, no thread. One poll(2)
 // loop over the child's pidfd (readable once the child is a zombie), the
 // parent's end of its stdin pipe and the read ends of its captured pipes.
-// Group signals are sent only while the leader is unreaped (a zombie leader
-// pins its process-group id); the leader is reaped with wait4(2) for exactly
-// its pid. After the leader has exited, pipes still held open by a
-// descendant are read to their end, unless a deadline (the timeout, or the
-// kill grace after a kill) has passed, at which point reading stops and what
-// was read is delivered. Returns 0 or a negative errno (the child is then
-// killed and reaped before returning).
+// The plan (when an ending begins, which signal goes to whom, when reading
+// stops) is made in TypeScript (src/spawn/deadline-plan.ts, which spawn runs
+// with timers); this loop only executes its numbers and reports the endings
+// as they happened, for TypeScript to name. Group signals are sent only while
+// the leader is unreaped (a zombie leader pins its process-group id); the
+// leader is reaped with wait4(2) for exactly its pid. Returns 0 or a negative
+// errno (the child is then killed and reaped before returning).
 // See poll(2), pidfd_open(2), pidfd_send_signal(2), kill(2), wait4(2), pipe(7).
 #pragma once
 
@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "child_exit.h"
+#include "step_failure.h"
 
 namespace exactspawn {
 
@@ -31,22 +32,33 @@ struct SyncRun {
   const char* input = nullptr;  // written to stdin_fd, which is then closed
   size_t input_length = 0;
   int output_fds[2] = {-1, -1};  // parent's read ends of stdout and stderr, or -1
-  size_t limit = SIZE_MAX;       // bytes kept per output; one more is an overflow
-  int64_t timeout_ms = -1;       // -1: none
-  int kill_signal = 15;          // sent on timeout or overflow
-  int64_t kill_grace_ms = 2000;  // then SIGKILL
-  bool own_group = false;        // the child leads its own process group
+  // The deadline plan (deadline-plan.ts, nativeDeadline):
+  size_t limit = SIZE_MAX;       // bytes kept per output; one more begins an ending
+  int64_t timeout_ms = -1;       // after the start, an ending begins; -1: never
+  int end_signal = 0;            // sent when an ending begins
+  bool to_group = false;         // signals go to the child's process group
+  int64_t grace_ms = 0;          // from the ending: final_signal, then reading stops
+  int final_signal = 0;          // sent after the grace while the leader is unreaped
+  int group_signal_at_exit = 0;  // to the group at the leader's exit after an ending; 0: none
 };
 
-enum class SyncKillReason { kNone, kTimeout, kOverflow };
+enum class SyncEndingCause { kTimeout, kOverflow };
+
+// An ending as it happened: its cause and whether the leader was unreaped then.
+struct SyncEnding {
+  SyncEndingCause cause;
+  bool leader_running;
+};
 
 struct SyncOutcome {
   ChildExit exit;
   std::vector<char> output[2];
-  SyncKillReason reason = SyncKillReason::kNone;
+  SyncEnding endings[2] = {};  // in order; a timeout and an overflow happen at most once each
+  int ending_count = 0;
 };
 
 // Takes ownership of every fd in `run` (all closed on return, whatever happens).
-int run_sync(const SyncRun& run, SyncOutcome* outcome);
+// On failure returns -errno and names the call and step in *failure.
+int run_sync(const SyncRun& run, SyncOutcome* outcome, StepFailure* failure);
 
 }  // namespace exactspawn

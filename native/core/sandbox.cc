@@ -42,6 +42,8 @@ constexpr uint64_t kScopeAbstractUnix = 1ULL << 0;  // ABI 6, scoped
 constexpr uint64_t kScopeSignal = 1ULL << 1;
 constexpr uint32_t kCreateRulesetVersion = 1U << 0;
 constexpr int kRulePathBeneath = 1;
+constexpr long kOpenat2 = 437;                 // the same number on every architecture
+constexpr uint64_t kResolveNoSymlinks = 0x04;  // RESOLVE_NO_SYMLINKS
 
 // The ruleset attribute as ABI 6 knows it; older kernels take a prefix.
 struct RulesetAttr {
@@ -72,9 +74,24 @@ uint64_t handled_fs(int abi) {
   return rights;
 }
 
+// The paths come resolved (no symbolic link in them, see
+// src/spawn/sandbox-paths.ts): a link swapped in since, e.g. by a sandboxed
+// step running meanwhile, fails with ELOOP instead of moving the rule.
+// openat2(2) RESOLVE_NO_SYMLINKS (Linux 5.6); before it, open(2).
+int open_resolved(const std::string& path) {
+  struct {
+    uint64_t flags;
+    uint64_t mode;
+    uint64_t resolve;
+  } how = {O_PATH | O_CLOEXEC, 0, kResolveNoSymlinks};
+  long fd = syscall(kOpenat2, AT_FDCWD, path.c_str(), &how, sizeof how);
+  if (fd >= 0 || errno != ENOSYS) return static_cast<int>(fd);
+  return open(path.c_str(), O_PATH | O_CLOEXEC);
+}
+
 int add_rule(int ruleset, const std::string& path, uint64_t access, uint64_t handled,
              std::string* failed_path) {
-  int fd = open(path.c_str(), O_PATH | O_CLOEXEC);
+  int fd = open_resolved(path);
   if (fd < 0) {
     *failed_path = path;
     return -errno;
@@ -150,12 +167,63 @@ int build_ruleset(const SandboxSpec& spec, int abi, std::string* failed_path) {
   return fd;
 }
 
+namespace {
+
+struct CapHeader {
+  uint32_t version;
+  int pid;
+};
+struct CapData {
+  uint32_t effective;
+  uint32_t permitted;
+  uint32_t inheritable;
+};
+constexpr uint32_t kCapabilityVersion3 = 0x20080522;  // _LINUX_CAPABILITY_VERSION_3
+constexpr int kCapSetpcap = 8;
+
+// Empties the bounding set when the child may (CAP_SETPCAP). Without it the
+// child holds no capability worth keeping from an exec anyway: no_new_privs
+// caps what an exec grants at what it already permits, and drop_capabilities()
+// empties that. 0, or -1 with errno set.
+__attribute__((no_sanitize_address)) int drop_bounding_set() {
+  CapHeader header = {kCapabilityVersion3, 0};
+  CapData data[2] = {};
+  if (syscall(SYS_capget, &header, data) != 0) return -1;
+  if ((data[0].effective & (1U << kCapSetpcap)) == 0) return 0;
+  for (int cap = 0; cap < 64; ++cap) {
+    if (syscall(SYS_prctl, PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) {
+      if (errno == EINVAL) break;  // past the kernel's last capability
+      return -1;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+__attribute__((no_sanitize_address)) int drop_capabilities(const char** name) {
+  *name = "prctl";
+  if (syscall(SYS_prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 &&
+      errno != EINVAL) {  // EINVAL: a kernel before 4.3, which has no ambient set
+    return -errno;
+  }
+  *name = "capset";
+  CapHeader header = {kCapabilityVersion3, 0};
+  CapData data[2] = {};
+  if (syscall(SYS_capset, &header, data) != 0) return -errno;
+  return 0;
+}
+
 // Runs on the child's borrowed stack: never instrumented (see child_path.cc).
 __attribute__((no_sanitize_address)) int apply_sandbox(const SandboxPlan& plan,
                                                        SandboxStep* failed) {
   *failed = SandboxStep::kNone;
   if (syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
     *failed = SandboxStep::kNoNewPrivs;
+    return -errno;
+  }
+  if (plan.drop_capabilities && drop_bounding_set() != 0) {
+    *failed = SandboxStep::kBoundingSet;
     return -errno;
   }
   if (plan.ruleset_fd >= 0 && syscall(SYS_landlock_restrict_self, plan.ruleset_fd, 0) != 0) {

@@ -40,17 +40,28 @@ SandboxSupport probe_sandbox();
 // ruleset fd (O_CLOEXEC) or -errno; on a path's failure, *failed_path names it.
 int build_ruleset(const SandboxSpec& spec, int abi, std::string* failed_path);
 
-// What the child applies, in this order: no_new_privs, the Landlock
-// ruleset (if ruleset_fd >= 0), the filter (if non-null).
+// What the child applies, in this order: no_new_privs, the capability
+// bounding set emptied (if drop_capabilities and the child holds
+// CAP_SETPCAP), the Landlock ruleset (if ruleset_fd >= 0), the filter (if
+// non-null).
 struct SandboxPlan {
   int ruleset_fd = -1;
   const struct sock_fprog* filter = nullptr;
+  bool drop_capabilities = false;
 };
 
 // Which step of apply_sandbox() failed.
-enum class SandboxStep { kNone = 0, kNoNewPrivs, kLandlock, kSeccomp };
+enum class SandboxStep { kNone = 0, kNoNewPrivs, kBoundingSet, kLandlock, kSeccomp };
 
 // Async-signal-safe. Returns 0 or -errno and sets *failed.
 int apply_sandbox(const SandboxPlan& plan, SandboxStep* failed);
+
+// Async-signal-safe; called after the credential change (which needs
+// CAP_SETUID/CAP_SETGID) when plan.drop_capabilities: clears the ambient set
+// (PR_CAP_AMBIENT_CLEAR_ALL) and the effective, permitted and inheritable
+// sets (capset(2)). With no_new_privs and an empty bounding set, no exec gives
+// any back, a uid-0 exec included (capabilities(7), "Transformation of
+// capabilities during execve()"). Returns 0 or -errno; *syscall names the call.
+int drop_capabilities(const char** syscall);
 
 }  // namespace exactspawn

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "child_path.h"
+#include "stdio_plan.h"
 
 namespace exactspawn {
 
@@ -108,35 +109,30 @@ int set_attributes(posix_spawnattr_t* attr, const SpawnRequest& request) {
   return posix_spawnattr_setflags(attr, flags);
 }
 
-// A source fd below stdio_count may be overwritten by an earlier dup2 onto
-// its number, so such sources are first moved above every slot and source.
+// The stdio plan (stdio_plan.h) as file actions. glibc special-cases
+// dup2(fd, fd) to clear FD_CLOEXEC, which is what kKeep asks for.
 int add_stdio_actions(posix_spawn_file_actions_t* actions, const SpawnRequest& request) {
-  const size_t count = request.stdio_count;
-  if (count > static_cast<size_t>(INT_MAX)) return EBADF;
-  // 64-bit: a source fd of INT_MAX must not overflow the "above everything" slot.
-  long long high = static_cast<long long>(count);
-  for (size_t i = 0; i < count; ++i) {
-    if (request.stdio[i] >= high) high = static_cast<long long>(request.stdio[i]) + 1;
-  }
-  std::vector<int> sources(request.stdio, request.stdio + count);
-  for (size_t i = 0; i < count; ++i) {
-    int source = sources[i];
-    if (source >= 0 && source < static_cast<int>(count) && source != static_cast<int>(i)) {
-      if (high > INT_MAX) return EBADF;  // no fd number is left to park it on
-      int err = posix_spawn_file_actions_adddup2(actions, source, static_cast<int>(high));
-      if (err != 0) return err;
-      sources[i] = static_cast<int>(high++);
+  std::vector<StdioStep> steps;
+  int err = plan_stdio(request.stdio, request.stdio_count, &steps);
+  if (err < 0) return -err;
+  for (const StdioStep& step : steps) {
+    switch (step.op) {
+      case StdioOp::kDup:
+        err = posix_spawn_file_actions_adddup2(actions, step.from, step.to);
+        break;
+      case StdioOp::kKeep:
+        err = posix_spawn_file_actions_adddup2(actions, step.to, step.to);
+        break;
+      case StdioOp::kOpenNull:
+        err = posix_spawn_file_actions_addopen(actions, step.to, "/dev/null", O_RDWR, 0);
+        break;
+      case StdioOp::kCloseFrom:
+        err = file_actions_np().addclosefrom(actions, step.to);
+        break;
     }
-  }
-  for (size_t i = 0; i < count; ++i) {
-    int target = static_cast<int>(i);
-    int err = sources[i] < 0
-                  ? posix_spawn_file_actions_addopen(actions, target, "/dev/null", O_RDWR, 0)
-                  // dup2(fd, fd) is special-cased by glibc to clear FD_CLOEXEC.
-                  : posix_spawn_file_actions_adddup2(actions, sources[i], target);
     if (err != 0) return err;
   }
-  return file_actions_np().addclosefrom(actions, static_cast<int>(count));
+  return 0;
 }
 
 }  // namespace

@@ -1,12 +1,16 @@
 // watchdog.cc — see watchdog.h.
 #include "watchdog.h"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <mutex>
 #include <new>
 
@@ -26,6 +30,13 @@ std::vector<std::string> program_argv;
 int write_fd = -1;  // the host's end of the watchdog's stdin; -1 while none runs
 pid_t watchdog_pid = 0;
 std::vector<pid_t> groups;  // registered and not yet released
+// The call that failed last (static string; nullptr: none did, e.g. an
+// allocation). Written and read with the mutex held.
+const char* failed_call = nullptr;
+// Each launch is one generation. Its monitor thread owns a duplicate of that
+// watchdog's pidfd and acts on the watchdog's exit only while its generation
+// is still the current one.
+uint32_t generation = 0;
 
 // "+1234\n" / "-1234\n"; write(2) of one line, retried on EINTR.
 int send_line(char op, pid_t pgid) {
@@ -45,21 +56,28 @@ int send_line(char op, pid_t pgid) {
     ssize_t written = write(write_fd, line, static_cast<size_t>(length));
     if (written == length) return 0;
     if (written < 0 && errno == EINTR) continue;
+    failed_call = "write";
     return written < 0 ? -errno : -EIO;  // a short write cannot happen below PIPE_BUF
   }
 }
+
+bool monitor_start(int pidfd, uint32_t watched);
 
 // Starts a watchdog and registers every live group with it. Caller holds the mutex.
 int launch_locked() {
   int fds[2];
   int err = make_pipe(fds);
-  if (err < 0) return err;
+  if (err < 0) {
+    failed_call = "pipe2";
+    return err;
+  }
   std::vector<char*> argv;
   try {
     argv.reserve(program_argv.size() + 1);
   } catch (const std::bad_alloc&) {
     close_fd(fds[0]);
     close_fd(fds[1]);
+    failed_call = nullptr;
     return -ENOMEM;
   }
   for (std::string& arg : program_argv) argv.push_back(arg.data());
@@ -79,14 +97,28 @@ int launch_locked() {
   close_fd(fds[0]);
   if (err < 0) {
     close_fd(fds[1]);
+    failed_call = "posix_spawn";
     return err;
   }
   // If the watchdog ever dies before the host, the reaper collects it. Without
   // a pidfd (pidfd_open failed) it would stay a zombie until the host exits.
   int pidfd = open_pidfd(pid);
-  if (pidfd >= 0 && hand_to_orphan_reaper(pid, pidfd) < 0) close_fd(pidfd);
+  int watch = -1;
+  if (pidfd >= 0) {
+    watch = fcntl(pidfd, F_DUPFD_CLOEXEC, 0);
+    if (hand_to_orphan_reaper(pid, pidfd) < 0) {
+      close_fd(pidfd);
+      if (watch >= 0) close_fd(watch);
+      watch = -1;  // no reaper (so no pinned library): no monitor thread either
+    }
+  }
   write_fd = fds[1];
   watchdog_pid = pid;
+  ++generation;
+  // A watchdog the step killed is replaced at once, not at the next spawn:
+  // a host SIGKILLed meanwhile would leave its steps running (docs/spawn.md).
+  // Without the thread a dead watchdog is still replaced at the next registration.
+  if (watch >= 0 && !monitor_start(watch, generation)) close_fd(watch);
   for (pid_t group : groups) {
     err = send_line('+', group);
     if (err < 0) return err;
@@ -98,6 +130,50 @@ void drop_locked() {
   if (write_fd >= 0) close_fd(write_fd);
   write_fd = -1;
   watchdog_pid = 0;
+}
+
+// Waits for one watchdog's pidfd to turn readable (it exited; the orphan
+// reaper reaps it), then replaces it while groups are registered and no newer
+// watchdog has been started. One short-lived thread per launch (launches are
+// rare: one per host unless a watchdog dies), every signal blocked; the
+// library is pinned already (the orphan reaper's thread exists before this
+// one). No condition variable: std::condition_variable::wait would raise the
+// libstdc++ floor (GLIBCXX_3.4.30, docs/platforms.md).
+void* monitor_main(void* arg) {
+  const auto packed = reinterpret_cast<uintptr_t>(arg);
+  const int fd = static_cast<int>(packed & 0xffffffffu);
+  const auto watched = static_cast<uint32_t>(static_cast<uint64_t>(packed) >> 32);
+  pollfd entry{fd, POLLIN, 0};
+  while (poll(&entry, 1, -1) < 0 && errno == EINTR) {
+  }
+  close_fd(fd);
+  std::lock_guard<std::mutex> lock(watchdog_mutex);
+  if (watched == generation && write_fd >= 0) {
+    drop_locked();
+    if (!groups.empty() && launch_locked() < 0) drop_locked();
+  }
+  return nullptr;
+}
+
+// Starts the monitor of the watchdog whose pidfd is `pidfd` (the thread owns
+// it on success). Caller holds the mutex.
+bool monitor_start(int pidfd, uint32_t watched) {
+  static_assert(sizeof(uintptr_t) >= 8, "the fd and the generation share one pointer");
+  const uint64_t packed = (static_cast<uint64_t>(watched) << 32) | static_cast<uint32_t>(pidfd);
+  sigset_t all;
+  sigset_t previous;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &previous);
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  pthread_attr_setstacksize(&attr, 64 * 1024);
+  pthread_t thread;
+  const int err = pthread_create(&thread, &attr, monitor_main,
+                                 reinterpret_cast<void*>(static_cast<uintptr_t>(packed)));
+  pthread_attr_destroy(&attr);
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  return err == 0;
 }
 
 // Sends one line; a watchdog that died (EPIPE: Node ignores SIGPIPE) is
@@ -112,12 +188,20 @@ int send_or_relaunch_locked(char op, pid_t pgid) {
   return err;
 }
 
+// The failure of a public call, named with the call that failed.
+int failed(int err, StepFailure* failure) {
+  if (failure != nullptr) *failure = {err, failed_call, "cleanup"};
+  return err;
+}
+
 }  // namespace
 
-int watchdog_start(const std::string& file, const std::vector<std::string>& argv) {
+int watchdog_start(const std::string& file, const std::vector<std::string>& argv,
+                   StepFailure* failure) {
   std::lock_guard<std::mutex> lock(watchdog_mutex);
+  failed_call = nullptr;
   if (!configured) {
-    if (file.empty() || argv.empty()) return -EINVAL;
+    if (file.empty() || argv.empty()) return failed(-EINVAL, failure);
     program_file = file;
     program_argv = argv;
   }
@@ -125,7 +209,7 @@ int watchdog_start(const std::string& file, const std::vector<std::string>& argv
     int err = launch_locked();
     if (err < 0) {
       drop_locked();
-      return err;
+      return failed(err, failure);
     }
   }
   configured = true;
@@ -137,17 +221,21 @@ bool watchdog_configured() {
   return configured;
 }
 
-int watchdog_guard(pid_t pgid) {
+int watchdog_guard(pid_t pgid, StepFailure* failure) {
   std::lock_guard<std::mutex> lock(watchdog_mutex);
-  if (!configured) return -ENOTCONN;
+  failed_call = nullptr;
+  if (!configured) return failed(-ENOTCONN, failure);
   try {
     groups.push_back(pgid);
   } catch (const std::bad_alloc&) {
-    return -ENOMEM;
+    return failed(-ENOMEM, failure);
   }
   int err = send_or_relaunch_locked('+', pgid);
-  if (err < 0) groups.pop_back();
-  return err;
+  if (err < 0) {
+    groups.pop_back();
+    return failed(err, failure);
+  }
+  return 0;
 }
 
 void watchdog_release(pid_t pgid) {

@@ -17,8 +17,9 @@
 //
 // A group id is safe to signal only while its leader is unreaped (a zombie
 // pins the id): callers release a group BEFORE they reap its leader. If the
-// watchdog dies early (a write fails with EPIPE), the next write starts a
-// new one and registers every live group again.
+// watchdog dies early (a step of the same uid can kill it), a monitor thread
+// that polls a duplicate of its pidfd starts a new one at once and registers
+// every live group again (a write that meets EPIPE first does the same).
 //
 // Process-wide (worker threads share it), guarded by a mutex. Plain C++;
 // returns 0 (or a pid) or a negative errno. See pipe(7), posix_spawn(3),
@@ -30,19 +31,23 @@
 #include <string>
 #include <vector>
 
+#include "step_failure.h"
+
 namespace exactspawn {
 
 // Records the program on the first call (later calls keep the first one)
-// and starts it unless it runs already. Returns the watchdog's pid or -errno.
-int watchdog_start(const std::string& file, const std::vector<std::string>& argv);
+// and starts it unless it runs already. Returns the watchdog's pid or -errno
+// (then *failure, if given, names the call that failed, step "cleanup").
+int watchdog_start(const std::string& file, const std::vector<std::string>& argv,
+                   StepFailure* failure = nullptr);
 
 // Whether watchdog_start has succeeded once in this process.
 bool watchdog_configured();
 
 // Registers the group led by `pgid` (a child of this process, not reaped).
 // Returns 0, or -errno (-ENOTCONN before watchdog_start) and then the group
-// is not registered.
-int watchdog_guard(pid_t pgid);
+// is not registered (*failure, if given, names the call that failed).
+int watchdog_guard(pid_t pgid, StepFailure* failure = nullptr);
 
 // Unregisters the group. Call it before the leader is reaped.
 void watchdog_release(pid_t pgid);

@@ -11,8 +11,12 @@
  * unless the host accepted that weaker sandbox by name.
  */
 import { realpathSync, statSync } from "node:fs";
-import { resolve, sep } from "node:path";
+import { resolve } from "node:path";
 import { nativeBinding, type RawSandbox } from "../native.js";
+import { SandboxError } from "./sandbox-error.js";
+import { beneath, resolveSandboxPaths } from "./sandbox-paths.js";
+
+export { SandboxError };
 
 /** Parts of a sandbox a host may accept unenforced on a kernel that lacks them. */
 export const SANDBOX_PARTS = ["filesystem", "truncate", "ioctl", "network", "syscalls"] as const;
@@ -31,6 +35,8 @@ export interface SandboxOptions {
   readonly network?: boolean;
   /** Parts the host accepts unenforced where this kernel cannot enforce them. Default: none. */
   readonly allowWeaker?: readonly SandboxPart[];
+  /** Keep the child's capabilities (a root child keeps root's). Default false: every set emptied. */
+  readonly keepCapabilities?: boolean;
 }
 
 /** A validated sandbox (paths as given, made absolute). */
@@ -41,6 +47,7 @@ export interface NormalizedSandbox {
   readonly executeWritable: boolean;
   readonly network: boolean;
   readonly allowWeaker: ReadonlySet<SandboxPart>;
+  readonly keepCapabilities: boolean;
 }
 
 /** What this machine's kernel and engine can enforce. */
@@ -74,20 +81,8 @@ const KEYS = new Set([
   "executeWritable",
   "network",
   "allowWeaker",
+  "keepCapabilities",
 ]);
-
-/** The sandbox cannot be applied as asked; nothing was started. */
-export class SandboxError extends Error {
-  override readonly name = "SandboxError";
-  readonly code: "ERR_EXACTSPAWN_SANDBOX_UNAVAILABLE" | "ERR_EXACTSPAWN_SANDBOX_CONFLICT";
-  /** For UNAVAILABLE: the parts this machine cannot enforce. */
-  readonly missing: readonly SandboxPart[];
-  constructor(code: SandboxError["code"], message: string, missing: readonly SandboxPart[] = []) {
-    super(message);
-    this.code = code;
-    this.missing = missing;
-  }
-}
 
 function fail(api: string, message: string): never {
   throw new TypeError(`${api}: options.sandbox${message}`);
@@ -135,6 +130,7 @@ export function normalizeSandbox(api: string, value: unknown): NormalizedSandbox
     executeWritable: flag(api, o["executeWritable"], "executeWritable"),
     network: flag(api, o["network"], "network"),
     allowWeaker: new Set(weaker as SandboxPart[]),
+    keepCapabilities: flag(api, o["keepCapabilities"], "keepCapabilities"),
   };
 }
 
@@ -168,16 +164,6 @@ export function sandboxSupport(): SandboxSupport {
   return probed;
 }
 
-/** The real path of an existing path (symlinks resolved); a system error (ENOENT…) otherwise. */
-function real(path: string): string {
-  // realpath(3) in one call: the JavaScript version lstats every component.
-  return realpathSync.native(path);
-}
-
-function beneath(path: string, dir: string): boolean {
-  return path === dir || dir === sep || path.startsWith(dir + sep);
-}
-
 let programDirs: readonly string[] | undefined;
 
 /**
@@ -204,7 +190,8 @@ function findProgramDirs(): readonly string[] {
 
 /**
  * The addon's sandbox for a spawn: resolves every path (a missing one throws
- * its system error), refuses overlapping writable and executable directories
+ * its system error naming the field; a symbolic link inside a writable
+ * directory is refused, see sandbox-paths.ts), refuses overlapping writable and executable directories
  * unless `executeWritable`, and refuses (SandboxError) any part this machine
  * cannot enforce that the host did not accept as weaker.
  */
@@ -229,8 +216,13 @@ export function resolveSandbox(
       refused,
     );
   }
-  const write = sandbox.writable.map(real);
-  const exec = sandbox.executable?.map(real) ?? existingProgramDirs();
+  const paths = resolveSandboxPaths({
+    writable: sandbox.writable,
+    readable: sandbox.readable === "all" ? undefined : sandbox.readable,
+    executable: sandbox.executable,
+  });
+  const write = paths.write;
+  const exec = paths.exec ?? existingProgramDirs();
   if (!sandbox.executeWritable) {
     for (const w of write) {
       const overlap = exec.find((x) => beneath(w, x) || beneath(x, w));
@@ -245,12 +237,13 @@ export function resolveSandbox(
   }
   return {
     readAll: sandbox.readable === "all",
-    read: sandbox.readable === "all" ? [] : sandbox.readable.map(real),
+    read: paths.read ?? [],
     write,
     exec,
     execWritable: sandbox.executeWritable,
     network: sandbox.network,
     landlock: support.landlockAbi >= 1,
     seccomp: support.seccompFilter,
+    dropCapabilities: !sandbox.keepCapabilities,
   };
 }

@@ -44,7 +44,7 @@ export interface SpawnOptions extends ExecControlOptions {
   killGraceMs?: number;
   /** Aborting sends killSignal like a timeout. */
   signal?: AbortSignal;
-  /** Start the child in a new session (setsid). Default false. */
+  /** Start the child in a new session (setsid). Default false; always for a sandboxed child. */
   setsid?: boolean;
   /** Start the child in its own process group. Default: true when `timeout`, `signal` or `cleanup` is set. */
   processGroup?: boolean;
@@ -192,7 +192,10 @@ export function normalizeOptions(options: SpawnOptions | undefined): NormalizedO
     fail("options.signal must be an AbortSignal");
   }
   const timeout = duration(o.timeout, "timeout");
-  const setsid = bool(o.setsid, "setsid", false);
+  const sandbox = normalizeSandbox("spawn", o.sandbox);
+  // A sandboxed child never keeps the host's controlling terminal
+  // (docs/sandbox.md): it always starts a session of its own.
+  const setsid = bool(o.setsid, "setsid", false) || sandbox !== undefined;
   const cleanup = bool(o.cleanup, "cleanup", false);
   const processGroup = bool(
     o.processGroup,
@@ -222,6 +225,6 @@ export function normalizeOptions(options: SpawnOptions | undefined): NormalizedO
     reject: bool(o.reject, "reject", true),
     ref: bool(o.ref, "ref", true),
     controls: normalizeExecControls(o),
-    sandbox: normalizeSandbox("spawn", o.sandbox),
+    sandbox,
   };
 }

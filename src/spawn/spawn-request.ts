@@ -145,7 +145,7 @@ export function explainCwd(error: unknown, cwd: string | undefined): unknown {
     errno ??= (failure as { errno?: number }).errno ?? constants.errno.ENOENT;
   }
   if (errno === undefined) return error;
-  const chdir = systemError(errno, "chdir", cwd);
+  const chdir = systemError(errno, "chdir", cwd, "cwd");
   chdir.cause = error;
   return chdir;
 }

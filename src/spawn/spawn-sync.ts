@@ -10,6 +10,7 @@
 import { Buffer } from "node:buffer";
 import { performance } from "node:perf_hooks";
 import { nativeBinding } from "../native.js";
+import { deadlinePlan, endingFailure } from "./deadline-plan.js";
 import type { EngineRequest } from "./engine.js";
 import { outputLimit } from "./output-limit.js";
 import type { KnownKeys, NoOptions, ResultOf } from "./output-type.js";
@@ -98,11 +99,14 @@ export function spawnSync(
   try {
     exit = engine.run(request, {
       input: o.input === undefined ? undefined : Buffer.from(o.input),
-      // What a Buffer (or a string in this encoding) can hold; more could never be delivered.
-      maxBuffer: outputLimit(o.maxBuffer, o.encoding),
-      timeout: o.timeout,
-      killSignal: o.killSignal,
-      killGraceMs: o.killGraceMs,
+      deadline: deadlinePlan({
+        timeout: o.timeout,
+        killSignal: o.killSignal,
+        killGraceMs: o.killGraceMs,
+        // What a Buffer (or a string in this encoding) can hold; more could never be delivered.
+        maxBuffer: outputLimit(o.maxBuffer, o.encoding),
+        ownGroup: o.setsid || o.processGroup,
+      }),
     });
   } catch (error) {
     throw explainCwd(error, input.cwd);
@@ -117,7 +121,8 @@ export function spawnSync(
   const stderr = decode(exit.stderr);
   const durationMs = performance.now() - start;
   const failure: FailureReason | null =
-    exit.reason ?? (exit.signal !== null ? "signal" : exit.exitCode !== 0 ? "exit" : null);
+    endingFailure(exit.endings) ??
+    (exit.signal !== null ? "signal" : exit.exitCode !== 0 ? "exit" : null);
   if (failure !== null && o.reject) {
     throw new SubprocessError({
       reason: failure,

@@ -13,6 +13,13 @@ import { Buffer } from "node:buffer";
 import { constants } from "node:os";
 import { performance } from "node:perf_hooks";
 import { Readable, type Writable } from "node:stream";
+import {
+  type DeadlinePlan,
+  deadlinePlan,
+  type Ending,
+  type EndingCause,
+  endingFailure,
+} from "./deadline-plan.js";
 import type { Engine, EngineChild, EngineExit, EngineRequest, ResourceUsage } from "./engine.js";
 import { streamLines } from "./line-iterator.js";
 import { OutputCapture } from "./output-capture.js";
@@ -66,7 +73,6 @@ type Outcome = { ok: true; value: SpawnResult } | { ok: false; error: unknown };
 const NONE: readonly number[] = [];
 const EMPTY = Buffer.alloc(0);
 const ESRCH = constants.errno.ESRCH;
-const SIGKILL = constants.signals.SIGKILL;
 
 function argText(arg: string | Buffer): string {
   return typeof arg === "string" ? arg : arg.toString("utf8");
@@ -110,7 +116,10 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
   #promise: Promise<SpawnResult> | undefined;
   #resolve: ((value: SpawnResult) => void) | undefined;
   #reject: ((error: unknown) => void) | undefined;
-  #killReason: FailureReason | undefined;
+  /** When and how the run is ended early (deadline-plan.ts: spawnSync follows the same plan). */
+  readonly #plan: DeadlinePlan;
+  /** The endings so far, in order (named by endingFailure). */
+  readonly #endings: Ending[] = [];
   /** A timeout, abort or maxBuffer has started ending the run. */
   #terminating = false;
   /** The kill grace has passed: output still open once the leader is reaped is cut off. */
@@ -124,6 +133,7 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
 
   constructor(engine: Engine, request: EngineRequest, policy: RunPolicy) {
     this.#policy = policy;
+    this.#plan = deadlinePlan(policy);
     this.#request = request;
     this.native = engine.native;
     this.#start = performance.now();
@@ -131,7 +141,7 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
       this.pid = undefined;
       this.#streams = [];
       this.#child = undefined;
-      this.#killReason = "abort";
+      this.#endings.push({ cause: "abort", leaderRunning: true });
       this.#killCause = policy.signal.reason;
       this.#settle({ ok: false, error: this.#failure("abort", null, null) });
       return;
@@ -167,8 +177,9 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
         if (stream != null) this.#capture(index, stream, undefined);
       }
     }
-    if (policy.timeout !== undefined && policy.timeout > 0) {
-      this.#timer = setTimeout(() => this.#terminate("timeout", undefined), policy.timeout);
+    const timeoutMs = this.#plan.timeoutMs;
+    if (timeoutMs !== undefined) {
+      this.#timer = setTimeout(() => this.#terminate("timeout", undefined), timeoutMs);
       this.#timer.unref();
     }
     if (policy.signal !== undefined) {
@@ -309,7 +320,7 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
     this.#pending++;
     this.#captures[slot] = new OutputCapture(
       stream,
-      this.#policy.maxBuffer,
+      this.#plan.maxBuffer,
       () => this.#terminate("maxBuffer", undefined),
       initial,
     );
@@ -345,35 +356,40 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
   #signalChild(signal: number): number {
     const child = this.#child;
     if (child === undefined || this.#exit !== undefined || this.#leaderGone) return -ESRCH;
-    const result = this.#policy.ownGroup ? child.killGroup(signal) : child.kill(signal);
+    const result = this.#plan.toGroup ? child.killGroup(signal) : child.kill(signal);
     if (result === -ESRCH) this.#leaderGone = true;
     return result;
   }
 
   /**
-   * Ends the run: killSignal now (the group's members left when the leader
-   * exits get SIGKILL just before its reap), SIGKILL after the grace, and
-   * then, once the leader is reaped, no more waiting for output that a
-   * process it left behind (a daemon) may hold open for ever.
+   * An ending (deadline-plan.ts, phases 1-3). The first one sends the plan's
+   * endSignal now (and asks for the group's rest to be signalled just
+   * before the leader's reap), finalSignal after the grace, and then, once
+   * the leader is reaped, stops waiting for output that a process it left
+   * behind (a daemon) may hold open for ever. Later ones are only recorded.
    */
-  #terminate(reason: FailureReason, cause: unknown): void {
-    if (this.#terminating || this.#outcome !== undefined) return;
+  #terminate(cause: EndingCause, reason: unknown): void {
+    if (this.#outcome !== undefined) return;
+    const plan = this.#plan;
+    const first = !this.#terminating;
     this.#terminating = true;
-    const leaderGone = this.#signalChild(this.#policy.killSignal) === -ESRCH;
-    // A leader that exited before the timeout or abort was not ended by it:
-    // the result reports its real exit (a daemon it left holding the output
-    // is not its doing). Output over maxBuffer is a failure whenever it comes.
-    if (reason === "maxBuffer" || !leaderGone) {
-      this.#killReason = reason;
-      this.#killCause = cause;
+    const leaderRunning = first
+      ? this.#signalChild(plan.endSignal) !== -ESRCH
+      : this.#exit === undefined && !this.#leaderGone;
+    this.#endings.push({ cause, leaderRunning });
+    if (this.#killCause === undefined && endingFailure(this.#endings) === cause) {
+      this.#killCause = reason;
     }
-    if (!leaderGone && this.#policy.ownGroup) this.#child?.killGroupAtExit(SIGKILL);
-    this.#graceTimer = setTimeout(() => this.#afterGrace(), this.#policy.killGraceMs);
+    if (!first) return;
+    if (leaderRunning && plan.groupSignalAtLeaderExit !== 0) {
+      this.#child?.killGroupAtExit(plan.groupSignalAtLeaderExit);
+    }
+    this.#graceTimer = setTimeout(() => this.#afterGrace(), plan.graceMs);
     this.#graceTimer.unref();
   }
 
   #afterGrace(): void {
-    this.#signalChild(SIGKILL);
+    this.#signalChild(this.#plan.finalSignal);
     this.#endCapture = true;
     // May deliver the exit (and settle) before it returns.
     this.#child?.endCaptureAtExit();
@@ -421,7 +437,8 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
     }
     const durationMs = performance.now() - this.#start;
     const failure: FailureReason | null =
-      this.#killReason ?? (exit.signal !== null ? "signal" : exit.exitCode !== 0 ? "exit" : null);
+      endingFailure(this.#endings) ??
+      (exit.signal !== null ? "signal" : exit.exitCode !== 0 ? "exit" : null);
     if (failure !== null && policy.reject) {
       this.#settle({
         ok: false,
@@ -473,7 +490,7 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
       stdout: output?.stdout ?? null,
       stderr: output?.stderr ?? null,
       durationMs: output?.durationMs ?? performance.now() - this.#start,
-      timeoutMs: this.#policy.timeout,
+      timeoutMs: this.#plan.timeoutMs,
       cause: this.#killCause,
     });
   }

@@ -11,17 +11,15 @@ import { spawnSync as spawnChildSync } from "node:child_process";
 import { constants } from "node:os";
 import { systemError } from "../errors.js";
 import type { NativeBinding } from "../native.js";
+import { type DeadlinePlan, type Ending, nativeDeadline } from "./deadline-plan.js";
 import type { EngineRequest, ResourceUsage } from "./engine.js";
 import { envObject, FallbackUnsupportedError, fallbackIds, utf8 } from "./fallback-engine.js";
 import { childPathForced, nativeControls, packedArgs, stdioFds } from "./native-engine.js";
 
-/** How a synchronous run is bounded. */
+/** How a synchronous run is fed and bounded. */
 export interface SyncBounds {
   readonly input: Buffer | undefined;
-  readonly maxBuffer: number;
-  readonly timeout: number | undefined;
-  readonly killSignal: number;
-  readonly killGraceMs: number;
+  readonly deadline: DeadlinePlan;
 }
 
 /** A finished synchronous run, before policy (encoding, failure, rejection). */
@@ -33,8 +31,8 @@ export interface SyncExit {
   /** Captured bytes of stdout and stderr; null where the slot was not captured. */
   readonly stdout: Buffer | null;
   readonly stderr: Buffer | null;
-  /** Why the run was ended early, if it was. */
-  readonly reason: "timeout" | "maxBuffer" | null;
+  /** The run's endings, in order (named by endingFailure). */
+  readonly endings: readonly Ending[];
 }
 
 export type SyncEngine = (request: EngineRequest, bounds: SyncBounds) => SyncExit;
@@ -54,10 +52,7 @@ export function nativeSyncEngine(binding: SyncCapable): SyncEngine {
       cwd: request.cwd,
       stdio: stdioFds(request),
       input: bounds.input,
-      captureLimit: bounds.maxBuffer,
-      timeout: bounds.timeout,
-      killSignal: bounds.killSignal,
-      killGraceMs: bounds.killGraceMs,
+      deadline: nativeDeadline(bounds.deadline),
       setsid: request.setsid,
       setpgroup: request.setpgroup,
       controls: nativeControls(request, alwaysChildPath),
@@ -70,16 +65,18 @@ export function nativeSyncEngine(binding: SyncCapable): SyncEngine {
       resourceUsage: { userCpuMicros: raw.userCpuMicros, systemCpuMicros: raw.systemCpuMicros },
       stdout: raw.output[1] ?? null,
       stderr: raw.output[2] ?? null,
-      reason: raw.reason,
+      endings: raw.endings,
     };
   };
 }
 
 /**
  * child_process.spawnSync: forks, cannot signal a process group (a timeout
- * reaches the child only) and reports no resource usage.
+ * reaches the child only), has no kill grace and reports no resource usage;
+ * of the deadline plan it follows the timeout, killSignal and maxBuffer.
  */
 export const fallbackSyncEngine: SyncEngine = (request, bounds) => {
+  const deadline = bounds.deadline;
   if (request.sandbox !== undefined) {
     throw new FallbackUnsupportedError("options.sandbox needs the native engine");
   }
@@ -91,9 +88,9 @@ export const fallbackSyncEngine: SyncEngine = (request, bounds) => {
     cwd: request.cwd,
     stdio: request.stdio.slice() as ("pipe" | "ignore" | "inherit" | number)[],
     input: bounds.input,
-    timeout: bounds.timeout,
-    killSignal: bounds.killSignal,
-    maxBuffer: bounds.maxBuffer,
+    timeout: deadline.timeoutMs,
+    killSignal: deadline.endSignal,
+    maxBuffer: deadline.maxBuffer,
     encoding: "buffer",
     shell: false,
   });
@@ -109,7 +106,7 @@ export const fallbackSyncEngine: SyncEngine = (request, bounds) => {
   // child_process may keep a chunk beyond maxBuffer; keep exactly what the native engine would.
   const captured = (slot: number): Buffer | null =>
     request.stdio[slot] === "pipe"
-      ? (result.output[slot] ?? Buffer.alloc(0)).subarray(0, bounds.maxBuffer)
+      ? (result.output[slot] ?? Buffer.alloc(0)).subarray(0, deadline.maxBuffer)
       : null;
   return {
     pid: result.pid,
@@ -118,6 +115,12 @@ export const fallbackSyncEngine: SyncEngine = (request, bounds) => {
     resourceUsage: null,
     stdout: captured(1),
     stderr: captured(2),
-    reason: code === "ETIMEDOUT" ? "timeout" : code === "ENOBUFS" ? "maxBuffer" : null,
+    // child_process ends a run only while it has the child to signal.
+    endings:
+      code === "ETIMEDOUT"
+        ? [{ cause: "timeout", leaderRunning: true }]
+        : code === "ENOBUFS"
+          ? [{ cause: "maxBuffer", leaderRunning: true }]
+          : [],
   };
 };

@@ -38,7 +38,12 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { nativeStatus, spawn, spawnSync as spawnSyncExact } from "../../src/index.js";
+import {
+  nativeStatus,
+  sandboxSupport,
+  spawn,
+  spawnSync as spawnSyncExact,
+} from "../../src/index.js";
 import { fixtureBinary } from "../fixtures/build.js";
 import { eventually, openFds, zombieChildren } from "../fixtures/process-state.js";
 
@@ -241,6 +246,28 @@ describe.runIf(nativeStatus().loaded && isRoot)(
         other: ["session:ENOKEY", "id:EACCES"],
       });
     });
+
+    it.runIf(sandboxSupport().missing.length === 0)(
+      "confines a sandboxed uid child on the copy-on-write path as on the shared one",
+      async () => {
+        const open = join(dir, "open-to-all");
+        mkdirSync(open, { recursive: true });
+        chmodSync(open, 0o777);
+        const script = `id -u; touch "$1/by-$2" && echo wrote`;
+        const run = (tag: string, options: object) =>
+          spawn("/bin/sh", ["-c", script, "sh", open, tag], {
+            uid: NOBODY,
+            gid: NOBODY,
+            reject: false,
+            ...options,
+          });
+        // The contrast: as nobody, unconfined, the directory is writable.
+        expect((await run("free", {})).stdout).toBe(`${NOBODY}\nwrote\n`);
+        const boxed = await run("boxed", { sandbox: { writable: [] } });
+        expect(boxed.stdout).toBe(`${NOBODY}\n`);
+        expect(boxed.exitCode).not.toBe(0);
+      },
+    );
 
     it.runIf(hasStrace)(
       "starts uid children from three threads at once without CLONE_VM (strace)",

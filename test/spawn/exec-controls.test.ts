@@ -184,7 +184,12 @@ describe.runIf(nativeStatus().loaded && isRoot)("exec controls (native engine, a
     } catch (error) {
       thrown = error;
     }
-    expect(thrown).toMatchObject({ code: "EINVAL", syscall: "setrlimit", path: "/bin/true" });
+    expect(thrown).toMatchObject({
+      code: "EINVAL",
+      syscall: "setrlimit",
+      step: "rlimits",
+      path: "/bin/true",
+    });
     expect(zombieChildren()).toEqual([]);
   });
 });

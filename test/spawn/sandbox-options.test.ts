@@ -50,6 +50,7 @@ describe("sandbox option validation", () => {
     [{ writable: [], network: "no" }, /network must be a boolean/],
     [{ writable: [], executeWritable: 1 }, /executeWritable must be a boolean/],
     [{ writable: [], allowWeaker: ["everything"] }, /allowWeaker has an unknown part/],
+    [{ writable: [], keepCapabilities: "yes" }, /keepCapabilities must be a boolean/],
     [{ writable: [], writeable: [] }, /unknown field: writeable/],
   ])("refuses %j with a TypeError naming the field", (value, pattern) => {
     expect(() => normalizeSandbox("spawn", value)).toThrow(TypeError);
@@ -77,7 +78,10 @@ describe("sandbox resolution", () => {
       network: false,
       landlock: true,
       seccomp: true,
+      dropCapabilities: true,
     });
+    const kept = resolveSandbox(sandbox({ writable: [work], keepCapabilities: true }), full);
+    expect(kept.dropCapabilities).toBe(false);
   });
 
   it("refuses a writable directory that overlaps an executable one, unless asked", () => {

@@ -15,8 +15,10 @@
  * the script's final `kill` (the four host endings), the watchdog's
  * /dev/null stdout/stderr (the fd and stdout-EOF tests), the replay of live
  * groups to a new watchdog (the replacement test), the release before the
- * reap in the exit watch (the steered pid-reuse test) and the group kill at
- * environment teardown (the worker test).
+ * reap in the exit watch (the steered pid-reuse test), the group kill at
+ * environment teardown (the worker test), and the monitor thread that
+ * replaces a dead watchdog at once (the step-kills-its-watchdog test: with
+ * the old watchdog.cc no replacement appeared).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import {
@@ -295,6 +297,31 @@ describe("a bash step ends with its host (cleanup, the runtime.bash default)", (
     const replaced = await eventually(() => {
       const now = watchdogsOf(pid);
       return now.length === 1 && now[0] !== first;
+    });
+    expect(replaced).toBe(true);
+    process.kill(pid, "SIGKILL");
+    await host.exited;
+    expect(await allGone(steps[0]!)).toBe(true);
+  });
+
+  it("a watchdog the step kills is replaced at once: a host SIGKILLed next still takes the step (issue 21, finding 10)", async () => {
+    // The step finds its watchdog among its parent's children (as `pgrep -P $PPID` would) and
+    // kills it; no other step starts or ends afterwards, so nothing but the death itself can
+    // start the replacement.
+    const KILL_WATCHDOG = [
+      'for p in /proc/[0-9]*; do [ "$(cut -d" " -f4 "$p/stat" 2>/dev/null)" = "$PPID" ] &&',
+      'tr "\\0" "\\n" < "$p/cmdline" 2>/dev/null | head -n1 | grep -qx exactspawn-watchdog &&',
+      "{ w=$(basename $p); kill -KILL $w; mark $w; }; done;",
+      "for i in 1 2 3; do sleep 1000 & mark $!; done",
+    ].join(" ");
+    const host = startHost([{ body: KILL_WATCHDOG }], "wait");
+    const { pid, steps } = await host.report;
+    const pids = steps[0]!;
+    expect(pids).toHaveLength(5); // the killed watchdog, three sleeps and bash
+    const killed = pids[0]!;
+    const replaced = await eventually(() => {
+      const now = watchdogsOf(pid);
+      return now.length === 1 && now[0] !== killed;
     });
     expect(replaced).toBe(true);
     process.kill(pid, "SIGKILL");

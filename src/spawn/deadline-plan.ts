@@ -1,0 +1,112 @@
+/**
+ * How a run is ended early: the one timeout, abort, kill-grace, maxBuffer and
+ * group-kill policy of both `spawn` (the Subprocess runs it with timers) and
+ * `spawnSync` (the addon's blocking loop runs it from the plain numbers of
+ * `nativeDeadline`; it decides nothing itself).
+ *
+ * The phases, for a run whose plan is P:
+ *  1. An ending begins at `P.timeoutMs` after the start, on abort, or when a
+ *     captured stream goes one byte over `P.maxBuffer` (that stream is then
+ *     closed). Only the first ending acts; later ones are only recorded.
+ *  2. While the leader is unreaped, the ending sends `P.endSignal` to
+ *     `P.toGroup ? its process group : the leader`, and, when
+ *     `P.groupSignalAtLeaderExit` is not 0, that signal goes to the rest of
+ *     the group at the leader's exit, just before its reap (the zombie pins
+ *     the group id; after the reap the number may be anyone's).
+ *  3. `P.graceMs` after the ending began: `P.finalSignal` to the same target
+ *     if the leader is still unreaped, and reading output stops once the
+ *     leader is reaped (at once if it is): a process it left behind may hold
+ *     the pipes open for ever. Without an ending, output is read to its end.
+ *  4. The outcome is named by `endingFailure`: the first ending that counts
+ *     (a timeout or abort counts only if it found the leader unreaped; output
+ *     over maxBuffer always counts), else the leader's own exit.
+ *
+ * So a leader that exits cleanly while a grandchild holds its stdout is
+ * reported with its own exit and the output read until timeout + grace.
+ * Pure; total for normalized options.
+ */
+import { constants } from "node:os";
+import type { RawDeadline } from "../native.js";
+import type { FailureReason } from "./spawn-errors.js";
+
+const SIGKILL = constants.signals.SIGKILL;
+
+/** What begins an ending. */
+export type EndingCause = "timeout" | "abort" | "maxBuffer";
+
+/** One ending, as it happened: its cause and whether the leader was still unreaped then. */
+export interface Ending {
+  readonly cause: EndingCause;
+  readonly leaderRunning: boolean;
+}
+
+export interface DeadlinePlan {
+  /** ms after the start at which a timeout ending begins; undefined: never (no timeout, or 0). */
+  readonly timeoutMs: number | undefined;
+  /** Sent when an ending begins (killSignal). */
+  readonly endSignal: number;
+  /** Signals go to the child's process group (it leads one), else to the child alone. */
+  readonly toGroup: boolean;
+  /** ms from an ending's start to finalSignal and to the end of reading output. */
+  readonly graceMs: number;
+  /** Sent after the grace (SIGKILL). */
+  readonly finalSignal: number;
+  /** Sent to the rest of the group at the leader's exit once an ending began; 0: none. */
+  readonly groupSignalAtLeaderExit: number;
+  /** Bytes kept per captured stream; one more begins a "maxBuffer" ending. */
+  readonly maxBuffer: number;
+}
+
+/** The options a plan is made from (normalized: numbers are finite and >= 0). */
+export interface DeadlineOptions {
+  readonly timeout: number | undefined;
+  readonly killSignal: number;
+  readonly killGraceMs: number;
+  readonly maxBuffer: number;
+  readonly ownGroup: boolean;
+}
+
+/** The plan for a run. A timeout of 0 means no timeout (as for child_process). */
+export function deadlinePlan(options: DeadlineOptions): DeadlinePlan {
+  const timeout = options.timeout;
+  return {
+    timeoutMs: timeout === undefined || timeout === 0 ? undefined : timeout,
+    endSignal: options.killSignal,
+    toGroup: options.ownGroup,
+    graceMs: options.killGraceMs,
+    finalSignal: SIGKILL,
+    groupSignalAtLeaderExit: options.ownGroup ? SIGKILL : 0,
+    maxBuffer: options.maxBuffer,
+  };
+}
+
+/** Whether an ending makes the run a failure of its own (phase 4). */
+function counts(ending: Ending): boolean {
+  return ending.cause === "maxBuffer" || ending.leaderRunning;
+}
+
+/**
+ * The failure the endings of a run name, in the order they happened, or null
+ * when none counts (the leader's own exit then decides).
+ */
+export function endingFailure(endings: readonly Ending[]): FailureReason | null {
+  for (const ending of endings) if (counts(ending)) return ending.cause;
+  return null;
+}
+
+/**
+ * The plan as the addon's blocking loop takes it: whole milliseconds (rounded
+ * up, so no deadline comes early), -1 for "never", signal numbers (0: none).
+ */
+
+export function nativeDeadline(plan: DeadlinePlan): RawDeadline {
+  return {
+    timeoutMs: plan.timeoutMs === undefined ? -1 : Math.ceil(plan.timeoutMs),
+    endSignal: plan.endSignal,
+    toGroup: plan.toGroup,
+    graceMs: Math.ceil(plan.graceMs),
+    finalSignal: plan.finalSignal,
+    groupSignalAtExit: plan.groupSignalAtLeaderExit,
+    captureLimit: plan.maxBuffer,
+  };
+}
