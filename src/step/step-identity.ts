@@ -17,7 +17,7 @@
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { displayName } from "../errors.js";
-import { type Logger, logger as libraryLogger } from "../log.js";
+import { hostLoggerSet, type Logger, logger as libraryLogger } from "../log.js";
 
 export interface StepIdentity {
   /** The step's name as given (undefined: none). */
@@ -78,11 +78,26 @@ export function tagStepError<E>(error: E, identity: StepIdentity): E {
   return error;
 }
 
-/** Bound to one call: its events carry `step` and `correlationId`. */
-export function stepLogger(base: Logger | undefined, identity: StepIdentity): Logger {
+/** Marks a step logger whose destination the host chose (see stepLogger). */
+const CHOSEN = Symbol("exactspawn.chosenLogger");
+
+/**
+ * Bound to one call: its events carry `step` and `correlationId`. `chosen`:
+ * the host chose where the events go (its own logger, or a level through
+ * EXACTSPAWN_LOG_LEVEL); only then is a failure logged at `error` — on the
+ * library's own default stderr logger a rejected step is already the host's
+ * to report, and a second line on stderr would only be noise (`debug`).
+ */
+export function stepLogger(
+  base: Logger | undefined,
+  identity: StepIdentity,
+): Logger & { readonly [CHOSEN]?: boolean } {
+  const chosen =
+    base !== undefined || hostLoggerSet() || (process.env["EXACTSPAWN_LOG_LEVEL"] ?? "") !== "";
   const log = base ?? libraryLogger();
   const bindings = { step: identity.step, correlationId: identity.correlationId };
-  return typeof log.child === "function" ? log.child(bindings) : log;
+  const bound = typeof log.child === "function" ? log.child(bindings) : log;
+  return Object.assign(Object.create(bound) as Logger, { [CHOSEN]: chosen });
 }
 
 /** What a start event reports about the step's environment: counts and sizes only. */
@@ -138,7 +153,8 @@ export function logStepEnd(
     signal?: unknown;
     syscall?: unknown;
   } | null;
-  log.error(
+  const level = (log as { readonly [CHOSEN]?: boolean })[CHOSEN] === false ? "debug" : "error";
+  log[level](
     {
       event: "step.failed",
       kind,
