@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /** The `exactspawn` command: dispatches to one module per subcommand. */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BENCH_HELP, benchmarksShipped, runBench } from "./cli/bench-command.js";
+import { didYouMean } from "./cli/did-you-mean.js";
 import { EXPLAIN_HELP, runExplain } from "./cli/explain-command.js";
 import { LIMITS_HELP, runLimits } from "./cli/limits-command.js";
 import { RUN_HELP, runRun } from "./cli/run-command.js";
@@ -25,7 +26,29 @@ Commands:
   explain    what a bash step's child would get: every variable's fate, origin and size
   run        run a command as a bash step with that context and those values${bench}
 
-Run "exactspawn <command> --help" for a command's options. Docs: docs/cli.md`;
+Run "exactspawn <command> --help" for a command's options. Docs: ${docsLocation()}`;
+}
+
+/**
+ * Where the command's documentation is: the installed package's own
+ * docs/cli.md (the package ships docs/), else the repository's page named
+ * in package.json, else the bare relative path.
+ */
+function docsLocation(): string {
+  const local = join(PACKAGE_ROOT, "docs", "cli.md");
+  if (existsSync(local)) return local;
+  try {
+    const manifest = JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as {
+      repository?: string | { url?: string };
+    };
+    const repository =
+      typeof manifest.repository === "string" ? manifest.repository : manifest.repository?.url;
+    const base = repository?.replace(/^git\+/, "").replace(/\.git$/, "");
+    if (base?.startsWith("https://")) return `${base}/blob/main/docs/cli.md`;
+  } catch {
+    // No readable manifest: the relative path below.
+  }
+  return "docs/cli.md";
 }
 
 /** The package's version, from its own package.json. */
@@ -49,9 +72,14 @@ const commands: Record<
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+  if (name === undefined) {
+    // A usage error (nothing to do): the usage goes to stderr, exit 2.
+    process.stderr.write(`${help()}\n`);
+    return 2;
+  }
+  if (name === "--help" || name === "-h" || name === "help") {
     process.stdout.write(`${help()}\n`);
-    return name === undefined ? 2 : 0;
+    return 0;
   }
   if (name === "--version" || name === "-V") {
     process.stdout.write(`${version()}\n`);
@@ -60,7 +88,11 @@ async function main(argv: string[]): Promise<number> {
   const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (command === undefined) {
     const what = name.startsWith("-") ? "option" : "command";
-    process.stderr.write(`exactspawn: unknown ${what} "${displayName(name)}" (try --help)\n`);
+    const known = name.startsWith("-") ? ["--help", "--version"] : Object.keys(commands);
+    const hint = didYouMean(name, known);
+    process.stderr.write(
+      `exactspawn: unknown ${what} "${displayName(name)}"${hint} (try --help)\n`,
+    );
     return 2;
   }
   try {

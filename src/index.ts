@@ -134,7 +134,7 @@ export type {
 } from "./spawn/engine.js";
 export type { ExecControlOptions, RlimitName, RlimitValue } from "./spawn/exec-controls.js";
 export { FallbackUnsupportedError } from "./spawn/fallback-engine.js";
-export type { OutputOf, ResultOf } from "./spawn/output-type.js";
+export type { KnownKeys, OutputOf, ResultOf, SubprocessErrorOf } from "./spawn/output-type.js";
 export {
   normalizeSandbox,
   SANDBOX_PARTS,
@@ -164,12 +164,21 @@ export {
   INLINE_SCRIPT_MAX_BYTES,
   scriptNeedsFile,
 } from "./step/bash-script.js";
+export type {
+  BashStepOptions,
+  BashStepPlan,
+  BashStepResult,
+  VariableFate,
+  VariableReport,
+} from "./step/bash-step.js";
+export type { LineStream } from "./step/line-hub.js";
 export {
   PREAMBLE_FAILURE_STATUS,
   renderPreamble,
   type SpillRead,
   singleQuote,
 } from "./step/preamble.js";
+export type { RuntimeSpawnOptions } from "./step/runtime-spawn.js";
 export {
   type DescriptorKind,
   type DescriptorOptions,
@@ -179,3 +188,5 @@ export {
   writeScriptDescriptor,
   writeSpillValues,
 } from "./step/spill-files.js";
+export { StepHandle } from "./step/step-handle.js";
+export type { StepIdentity } from "./step/step-identity.js";

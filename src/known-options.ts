@@ -21,9 +21,21 @@ export function knownKeys<T>(
 }
 
 /**
+ * What to use instead of a child_process option this library does not take
+ * on purpose: appended to the unknown-option error, wherever it is passed.
+ */
+const INSTEAD: Readonly<Record<string, string>> = {
+  shell:
+    "nothing here runs a shell for you: use runtime.bash(command) for a bash step " +
+    '(or spawn("/bin/sh", ["-c", command]))',
+  detached: "use processGroup: true (a process group of its own) or setsid: true (a new session)",
+};
+
+/**
  * Throws a TypeError for the first own enumerable key of `options` that
- * `known` lacks, naming the key (escaped, cut at 80 characters) and `where`.
- * Keys with the value undefined count too: a misspelt option is a bug either way.
+ * `known` lacks, naming the key (escaped, cut at 80 characters) and `where`,
+ * and for `shell`/`detached` what to use instead. Keys with the value
+ * undefined count too: a misspelt option is a bug either way.
  */
 export function assertKnownOptions(
   options: object,
@@ -31,6 +43,8 @@ export function assertKnownOptions(
   where: string,
 ): void {
   for (const key of Object.keys(options)) {
-    if (!known.has(key)) throw new TypeError(`${where}: unknown option "${displayName(key)}"`);
+    if (known.has(key)) continue;
+    const instead = Object.hasOwn(INSTEAD, key) ? `; ${INSTEAD[key]}` : "";
+    throw new TypeError(`${where}: unknown option "${displayName(key)}"${instead}`);
   }
 }

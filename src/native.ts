@@ -12,7 +12,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { firstLine } from "./errors.js";
-import { hostLoggerSet, logger, stderrLogger } from "./log.js";
+import { hostLoggerSet, libraryChild, logger, stderrLogger } from "./log.js";
 import { hostLibc, locateAddon } from "./native-locate.js";
 
 /** One probed field: a number, "unlimited", or the errno name of a failed read. */
@@ -280,7 +280,7 @@ function kernelShortfall(binding: NativeBinding): string | undefined {
  */
 function warnFallback(platform: string, cause: string): void {
   const chosen = hostLoggerSet() || (process.env["EXACTSPAWN_LOG_LEVEL"] ?? "") !== "";
-  (chosen ? logger() : stderrLogger("warn")).warn(
+  (chosen ? logger() : libraryChild(stderrLogger("warn"))).warn(
     { platform, cause },
     "exactspawn: native addon unavailable, using the child_process fallback",
   );

@@ -8,10 +8,12 @@
  * and runtime.bash are added by the spawn layer on top of it.
  */
 
+import type { Buffer } from "node:buffer";
 import { tmpdir as osTmpdir } from "node:os";
 import {
   type ContextExport,
   type ContextExporter,
+  type ContextInput,
   type ContextMode,
   createContextExporter,
 } from "./env/context-export.js";
@@ -47,7 +49,7 @@ import {
 } from "./env/untrusted-keys.js";
 import { compareNames, displayName } from "./errors.js";
 import { assertKnownOptions, knownKeys } from "./known-options.js";
-import type { Logger } from "./log.js";
+import { type Logger, libraryChild } from "./log.js";
 import type { KnownKeys, NoOptions, OutputOf, ResultOf } from "./spawn/output-type.js";
 import { normalizeSandbox, type SandboxOptions } from "./spawn/sandbox.js";
 import type { Subprocess } from "./spawn/subprocess.js";
@@ -60,6 +62,7 @@ import {
 } from "./step/bash-step.js";
 import { resolveInterpreter } from "./step/interpreter.js";
 import { type RuntimeSpawnOptions, runtimeSpawn } from "./step/runtime-spawn.js";
+import type { StepHandle } from "./step/step-handle.js";
 import { type UntrustedSkips, untrustedSkipsOption } from "./step/untrusted-skips.js";
 
 /** A host-supplied set of variables: a record (own enumerable keys) or a Map. */
@@ -252,7 +255,7 @@ export interface RuntimeConfig {
 
 export interface BuildEnvOptions {
   /** Untrusted context, exported through the runtime's context policy. */
-  readonly context?: unknown;
+  readonly context?: ContextInput;
   /** Step values, already named (e.g. RECIPE_VAR_*) by the step-value planner. */
   readonly stepValues?: ReadonlyMap<string, string>;
   /** Trusted per-call values (a request's own env), above the overlay, below host values. */
@@ -275,24 +278,26 @@ export interface Runtime {
   interpreter(): string;
   /**
    * Runs a bash step: layered env, spill, bounded env, exact spawn, cleanup.
-   * stdout/stderr are strings, or null for a stream `stdio` does not capture.
+   * Returns a StepHandle at once: await it for the result (stdout/stderr are
+   * strings, or null for a stream `stdio` does not capture), or read its
+   * lines while it runs (`handle.lines("stdout" | "stderr" | "all")`).
    */
-  bash(command: string, options?: undefined): Promise<BashStepResult<string>>;
+  bash(command: string, options?: undefined): StepHandle<BashStepResult<string>>;
   bash<const O extends BashStepOptions>(
     command: string,
     options: KnownKeys<O, BashStepOptions> | undefined,
-  ): Promise<BashStepResult<OutputOf<O, 1>, OutputOf<O, 2>>>;
+  ): StepHandle<BashStepResult<OutputOf<O, 1>, OutputOf<O, 2>>>;
   /** Plans a bash step without writing files or spawning (what `exactspawn explain` shows). */
   planBash(command: string, options?: BashStepOptions): BashStepPlan;
   /** Spawns an agent-style child: the layered env without step values, trimmed to fit. Typed as spawn's. */
   spawn(
     file: string,
-    args?: readonly string[],
+    args?: ReadonlyArray<string | Buffer>,
     options?: undefined,
   ): Subprocess<ResultOf<NoOptions>>;
   spawn<const O extends RuntimeSpawnOptions>(
     file: string,
-    args: readonly string[] | undefined,
+    args: ReadonlyArray<string | Buffer> | undefined,
     options: KnownKeys<O, RuntimeSpawnOptions> | undefined,
   ): Subprocess<ResultOf<O>>;
 }
@@ -392,7 +397,8 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   const preset = presetOption(options.preset);
   const contextMode = contextModeOption(options.contextMode, preset);
   const declared = validateBareNames(options.bareNames, denylist);
-  const log = options.logger;
+  // The host's logger, as the library writes to it: its `lib: "exactspawn"` child.
+  const log = options.logger === undefined ? undefined : libraryChild(options.logger);
   const exporter: ContextExporter = createContextExporter({
     mode: contextMode,
     ...(options.contextNamespace === undefined ? {} : { namespace: options.contextNamespace }),
@@ -545,6 +551,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     },
     parentPath: () => parentEnv.get("PATH"),
     logger: log,
+    correlationId,
     maxUntrustedKeys,
     untrustedSkips,
     retiredFields: retiredFieldWarner(log === undefined ? {} : { log }),
@@ -569,7 +576,10 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       runBashStep(host, command, sandboxed(bashOptions))) as Runtime["bash"],
     planBash: (command: string, bashOptions?: BashStepOptions) =>
       planBashStep(host, command, bashOptions),
-    spawn: ((file: string, args: readonly string[] = [], spawnOptions?: RuntimeSpawnOptions) =>
-      runtimeSpawn(host, file, args, sandboxed(spawnOptions))) as Runtime["spawn"],
+    spawn: ((
+      file: string,
+      args: ReadonlyArray<string | Buffer> = [],
+      spawnOptions?: RuntimeSpawnOptions,
+    ) => runtimeSpawn(host, file, args, sandboxed(spawnOptions))) as Runtime["spawn"],
   });
 }

@@ -56,6 +56,17 @@ describe("README.md", () => {
     expect(shBlocks[0]!.code).toMatch(/^npm test$/m);
   });
 
+  it("is for a user on a first visit: install line, Node floor, no engineering figures up front", () => {
+    expect(README).toContain("npm install exactspawn");
+    expect(README).toMatch(/Node(\.js)? ≥ 22/);
+    const firstScreen = README.split("\n").slice(0, 40).join("\n");
+    expect(firstScreen).not.toMatch(/µs|×|spawns\/s/);
+    expect(firstScreen).toMatch(/```js\n/);
+    // Other products are named in docs/migrating.md and docs/performance.md only.
+    expect(README).not.toMatch(/\b(execa|nano-spawn|tinyexec|zx|Bun|Deno|amplihack|acpx)\b/);
+    expect(README).toContain("(docs/performance.md)");
+  });
+
   for (const block of shBlocks) {
     for (const command of block.code.split("\n").map(runnable)) {
       if (command === undefined) continue;

@@ -10,6 +10,7 @@
  */
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { displayName } from "../errors.js";
+import { didYouMean } from "./did-you-mean.js";
 import { UsageError } from "./usage-error.js";
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
@@ -38,7 +39,13 @@ export function parseCommandLine<T extends Options>(
     const shown = displayName(token.rawName);
     const option = options[token.name];
     if (option === undefined) {
-      throw new UsageError(`unknown option ${shown} (see "exactspawn ${command} --help")`);
+      const hint = token.rawName.startsWith("--")
+        ? didYouMean(
+            token.rawName,
+            Object.keys(options).map((name) => `--${name}`),
+          )
+        : "";
+      throw new UsageError(`unknown option ${shown}${hint} (see "exactspawn ${command} --help")`);
     }
     const long = `--${token.name}`;
     if (option.type === "boolean") {

@@ -3,9 +3,12 @@ import { styleText } from "node:util";
 
 type Style = Parameters<typeof styleText>[0];
 
-/** Colour only for a TTY without NO_COLOR. */
+/**
+ * Colour only for a TTY, unless NO_COLOR is set to a non-empty value (the
+ * no-color.org convention: an empty NO_COLOR does not disable colour).
+ */
 export function colorEnabled(stream: NodeJS.WriteStream): boolean {
-  return Boolean(stream.isTTY) && process.env["NO_COLOR"] === undefined;
+  return Boolean(stream.isTTY) && (process.env["NO_COLOR"] ?? "") === "";
 }
 
 export function paint(style: Style, text: string, enabled: boolean): string {

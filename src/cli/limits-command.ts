@@ -14,7 +14,7 @@ Prints the probed kernel limits and the exec-size budget derived from them:
   source          "native" (probed through the addon) or "fallback" (256 KiB floor)
 
 Options:
-  --json   one JSON object (schema: limits/v1) instead of a table
+  --json   one JSON object (schema: exactspawn.limits/v1) instead of a table
   -h, --help`;
 
 function probed(value: ProbedSize): string {

@@ -82,11 +82,12 @@ export function measureEnv(env: ReadonlyMap<string, string>): Map<string, number
 }
 
 /** Σ(UTF-8 bytes + 1), count and longest string of an argv (argv[0] included); a measured size passes through. */
-export function measureArgv(argv: readonly string[] | ArgvSize): ArgvSize {
+export function measureArgv(argv: ReadonlyArray<string | Buffer> | ArgvSize): ArgvSize {
   if (!Array.isArray(argv)) return argv as ArgvSize;
   let bytes = 0;
   let longest = 0;
-  for (const arg of argv as readonly string[]) {
+  // A Buffer counts its own bytes (byteLength ignores the encoding for it).
+  for (const arg of argv as ReadonlyArray<string | Buffer>) {
     const size = Buffer.byteLength(arg, "utf8") + 1;
     bytes += size;
     longest = Math.max(longest, size);
@@ -196,7 +197,7 @@ export function boundedEnv(input: BoundedEnvInput): BoundedEnv {
   // Logged once the outcome is known: a result with fits false is retried by the caller.
   const logDrops = (): void => {
     for (const { name, bytes } of dropped) {
-      log.warn({ name, bytes }, "inherited variable dropped to fit the exec limit");
+      log.warn({ variable: name, bytes }, "inherited variable dropped to fit the exec limit");
     }
   };
   if (!trustedFits()) {
@@ -233,7 +234,7 @@ export function boundedEnv(input: BoundedEnvInput): BoundedEnv {
     if (candidate.bytes > limits.maxArgStrlen) untrustedOversized -= 1;
     skipped.push(candidate);
     log.warn(
-      { name: candidate.name, bytes: candidate.bytes, reason: "aggregate_env_budget" },
+      { variable: candidate.name, bytes: candidate.bytes, reason: "aggregate_env_budget" },
       "untrusted variable skipped to fit the exec limit",
     );
   }

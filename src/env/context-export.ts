@@ -240,7 +240,7 @@ export function createContextExporter(options: ContextExportOptions = {}): Conte
     if (log !== false) {
       const sink = log ?? defaultLogger();
       for (const { name, reason } of skipped)
-        sink.warn({ name: displayName(name), reason }, SKIP_MESSAGE);
+        sink.warn({ variable: displayName(name), reason }, SKIP_MESSAGE);
     }
     return Object.freeze({ pairs: Object.freeze(pairs), skipped: Object.freeze(skipped) });
   };

@@ -146,7 +146,7 @@ export function inheritedBase(
       dropped.push(Object.freeze({ name, reason: "too_large", bytes }));
       if (options.logger !== false) {
         (options.logger ?? defaultLogger()).warn(
-          { name: displayName(name), bytes, limit: MAX_ARG_STRLEN },
+          { variable: displayName(name), bytes, limit: MAX_ARG_STRLEN },
           "inherited variable dropped: larger than one exec string may be",
         );
       }

@@ -180,7 +180,7 @@ export function planSpill(input: SpillPlanInput): SpillPlan {
     spilled.push({ name, bytes });
     envBytes -= bytes;
     envCount -= 1;
-    log.debug({ name, bytes, phase }, "step value spilled to a private file");
+    log.debug({ variable: name, bytes, phase }, "step value spilled to a private file");
   };
 
   // The default sort compares UTF-16 code units, the order compareNames defines.
@@ -199,7 +199,7 @@ export function planSpill(input: SpillPlanInput): SpillPlan {
       envBytes -= bytes;
       envCount -= 1;
       log.warn(
-        { name, bytes, cap },
+        { variable: name, bytes, cap },
         "step value dropped: over the per-value cap and its name cannot be spilled",
       );
     }

@@ -135,7 +135,11 @@ export function fallbackEngine(reason: string | undefined): Engine {
     start(request: EngineRequest, onExit: (exit: EngineExit | Error) => void): EngineChild {
       if (!warned) {
         warned = true;
-        logger().warn(
+        // A fallback chosen on purpose (EXACTSPAWN_NATIVE=0, disableNative())
+        // is a warning; an addon that failed to load is an error, so a host at
+        // the default level ("error") is told (docs/fallback.md).
+        const chosen = reason?.startsWith("disabled by ") === true;
+        logger()[chosen ? "warn" : "error"](
           { reason: reason ?? "unknown" },
           "exactspawn: native addon not in use, spawning through child_process (see docs/fallback.md)",
         );

@@ -10,6 +10,7 @@
  * give the union of what they allow: `string | Buffer | null` at the widest.
  */
 import type { Buffer } from "node:buffer";
+import type { SubprocessError } from "./spawn-errors.js";
 import type { SpawnResult } from "./subprocess.js";
 
 /** `O[K]`, or undefined when O does not mention K (distributes over unions of option types). */
@@ -42,6 +43,9 @@ export type OutputOf<O, I extends 1 | 2> = Buffered<
 
 /** The result type of a run under options O (spawn, runtime.spawn). */
 export type ResultOf<O> = SpawnResult<OutputOf<O, 1>, OutputOf<O, 2>>;
+
+/** The SubprocessError a run under options O rejects with: its stdout/stderr typed like the result's. */
+export type SubprocessErrorOf<O> = SubprocessError<OutputOf<O, 1>, OutputOf<O, 2>>;
 
 /**
  * The parameter type for options inferred as O: a key `Allowed` does not

@@ -146,7 +146,7 @@ function hidden(target: object, key: string, value: unknown): void {
  * child's output are on non-enumerable properties: read them on purpose,
  * never log them wholesale.
  */
-export class SubprocessError extends Error {
+export class SubprocessError<Stdout = string | Buffer | null, Stderr = Stdout> extends Error {
   override readonly name = "SubprocessError";
   readonly code = "ERR_EXACTSPAWN_SUBPROCESS_FAILED";
   readonly reason: FailureReason;
@@ -160,15 +160,22 @@ export class SubprocessError extends Error {
   readonly envNames: readonly string[];
   readonly exitCode: number | null;
   readonly signal: string | null;
-  /** Full captured output (null when not captured; non-enumerable). */
-  declare readonly stdout: string | Buffer | null;
-  declare readonly stderr: string | Buffer | null;
+  /**
+   * Full captured output (null when not captured; non-enumerable), typed like
+   * the result of the same options: `SubprocessErrorOf<typeof options>`.
+   */
+  declare readonly stdout: Stdout;
+  declare readonly stderr: Stderr;
   /** The last 4096 characters of each captured stream, as text (non-enumerable). */
   declare readonly stdoutTail: string;
   declare readonly stderrTail: string;
   readonly durationMs: number;
   /** CPU time and peak RSS of the child (see SpawnResult.resourceUsage); null on the fallback. */
   readonly resourceUsage: ResourceUsage | null;
+  /** Set on errors of runtime.bash and runtime.spawn: the step's name, if it has one. */
+  declare readonly step?: string | undefined;
+  /** Set on errors of runtime.bash and runtime.spawn: the call's correlation id. */
+  declare readonly correlationId?: string;
   readonly timedOut: boolean;
   readonly isCanceled: boolean;
   constructor(failure: SubprocessFailure) {
@@ -194,8 +201,14 @@ export class SubprocessError extends Error {
     Object.defineProperty(this, BRAND, { value: true });
   }
 
-  /** Realm-safe brand check (works across vm contexts and duplicate copies of the package). */
-  static is(value: unknown): value is SubprocessError {
+  /**
+   * Realm-safe brand check (works across vm contexts and duplicate copies of
+   * the package). Name the output type to narrow it:
+   * `SubprocessError.is<Buffer>(error)` after a spawn with `encoding: "buffer"`.
+   */
+  static is<Stdout = string | Buffer | null, Stderr = Stdout>(
+    value: unknown,
+  ): value is SubprocessError<Stdout, Stderr> {
     return typeof value === "object" && value !== null && BRAND in value;
   }
 }

@@ -32,7 +32,8 @@ export function currentEngine(): Engine {
   return engineFor.engine;
 }
 
-function failedBeforeStart(error: unknown): Subprocess {
+/** A Subprocess that never started: awaiting it rejects with `error` (nothing is thrown). */
+export function failedBeforeStart(error: unknown): Subprocess {
   const failing: Engine = {
     native: currentEngine().native,
     start() {

@@ -14,7 +14,9 @@
  * never a value.
  */
 import { tmpdir as osTmpdir } from "node:os";
+import { performance } from "node:perf_hooks";
 import { type BoundedEnv, boundedEnv, measureArgv } from "../env/bounded-env.js";
+import type { ContextInput } from "../env/context-export.js";
 import { freezeMap } from "../env/frozen-map.js";
 import { inheritedNames, type LayeredEnv, type LayerSkip, untrustedNames } from "../env/layers.js";
 import type { StepWithRetiredFields } from "../env/retired-fields.js";
@@ -36,6 +38,7 @@ import { spawn } from "../spawn/spawn.js";
 import type { SpawnOptions } from "../spawn/spawn-options.js";
 import type { SpawnResult, Subprocess } from "../spawn/subprocess.js";
 import { type BashInvocation, bashArgvSizer, bashInvocation } from "./bash-script.js";
+import type { LineHub } from "./line-hub.js";
 import { spillReads } from "./preamble.js";
 import {
   type DescriptorKind,
@@ -43,6 +46,14 @@ import {
   writeScriptDescriptor,
   writeSpillValues,
 } from "./spill-files.js";
+import { StepHandle } from "./step-handle.js";
+import {
+  logStepEnd,
+  logStepStart,
+  stepIdentity,
+  stepLogger,
+  tagStepError,
+} from "./step-identity.js";
 import { firstSpillSlot, stdioSlots } from "./temp-layout.js";
 import { handleUntrustedSkips, type UntrustedSkips } from "./untrusted-skips.js";
 
@@ -60,7 +71,7 @@ export interface BashStepHost {
   readonly aliases?: boolean | ReadonlySet<string>;
   readonly interpreter: () => string;
   readonly buildEnv: (options: {
-    context?: unknown;
+    context?: ContextInput;
     stepValues?: ReadonlyMap<string, string>;
     extra?: Readonly<Record<string, string | undefined>> | ReadonlyMap<string, string>;
     correlationId?: string;
@@ -73,6 +84,8 @@ export interface BashStepHost {
   readonly retiredFields?: ((step: StepWithRetiredFields) => unknown) | undefined;
   /** The runtime's default for `cleanup` (undefined: true). */
   readonly cleanup?: boolean | undefined;
+  /** The runtime's correlation id: a step's identity when the call gives none (step-identity.ts). */
+  readonly correlationId?: string | undefined;
   /** The runtime's bound on untrusted variables (undefined: DEFAULT_MAX_UNTRUSTED_KEYS). */
   readonly maxUntrustedKeys?: number | undefined;
   /** What a skipped untrusted entry does (undefined: "report"). */
@@ -84,11 +97,16 @@ export const UNNAMED_STEP = "(unnamed step)";
 
 export interface BashStepOptions {
   /** Untrusted context, exported through the runtime's context policy. */
-  readonly context?: unknown;
+  readonly context?: ContextInput;
   /** Step values: RECIPE_VAR_<name>, nested RECIPE_VAR_<a>__<b>, and the upper-case alias where the runtime declares it. */
   readonly values?: StepValues;
   /** Trusted per-call variables (above the overlay, below host values). */
   readonly extra?: Readonly<Record<string, string | undefined>> | ReadonlyMap<string, string>;
+  /**
+   * The correlation variable's value for this step, and the id its errors and
+   * log events carry. Default: the runtime's; without one, a generated id
+   * names the step in errors and logs only (not in the environment).
+   */
   readonly correlationId?: string;
   /** The step's working directory. Spill files never go here. */
   readonly cwd?: string;
@@ -106,6 +124,8 @@ export interface BashStepOptions {
   /** Milliseconds; then killSignal to the step's process group, then SIGKILL. */
   readonly timeout?: number;
   readonly killSignal?: string | number;
+  /** Milliseconds between killSignal and SIGKILL after a timeout or abort. Default 2000 (spawn's). */
+  readonly killGraceMs?: number;
   readonly signal?: AbortSignal;
   /** Written to the step's stdin (otherwise stdin is /dev/null). */
   readonly input?: string | Uint8Array;
@@ -113,6 +133,8 @@ export interface BashStepOptions {
   readonly stdio?: SpawnOptions["stdio"];
   /** Confines the step and everything it starts (docs/sandbox.md). Default: the runtime's `sandbox`. */
   readonly sandbox?: SandboxOptions;
+  /** Also collect stdout and stderr interleaved line by line, as the result's `all`. Default false. */
+  readonly all?: boolean;
   /** Reject on a non-zero exit, a signal, a timeout or an abort. Default true. */
   readonly reject?: boolean;
   /**
@@ -120,7 +142,7 @@ export interface BashStepOptions {
    * (spawn's `cleanup`). Default: the runtime's `cleanup`, which defaults to true.
    */
   readonly cleanup?: boolean;
-  /** The step's name, for notices. */
+  /** The step's name: on every error (`error.step`, and in the message) and log event of the step. */
   readonly step?: string;
   /**
    * Accepted and ignored, with one warning per step name: the amplihack
@@ -142,6 +164,8 @@ export const BASH_STEP_OPTION_KEYS = knownKeys<BashStepOptions>({
   tmpdir: true,
   timeout: true,
   killSignal: true,
+  killGraceMs: true,
+  all: true,
   signal: true,
   input: true,
   stdio: true,
@@ -187,6 +211,8 @@ export interface BashStepPlan {
 /** A step's outcome; runtime.bash types stdout/stderr from its `stdio`: string, or null when not captured. */
 export interface BashStepResult<Stdout = string | null, Stderr = Stdout>
   extends SpawnResult<Stdout, Stderr> {
+  /** With `all: true`: stdout's and stderr's lines interleaved as they arrived, each ending in "\n". */
+  readonly all?: string;
   /** stdout with trailing whitespace removed: the step's output value. */
   readonly output: string;
   readonly interpreter: string;
@@ -216,6 +242,9 @@ function validateOptions(options: unknown): asserts options is BashStepOptions {
     if (value !== undefined && (typeof value !== "string" || value.length === 0)) {
       throw new TypeError(`bash: options.${key} must be a non-empty string`);
     }
+  }
+  if (o["all"] !== undefined && typeof o["all"] !== "boolean") {
+    throw new TypeError("bash: options.all must be a boolean");
   }
   assertLimitsOption(o["limits"], "bash");
 }
@@ -320,7 +349,7 @@ export function planBashStep(
   command: string,
   options: BashStepOptions = {},
 ): BashStepPlan {
-  return planWithInvocation(host, command, options).plan;
+  return planWithInvocation(host, command, options, host.logger).plan;
 }
 
 /** The plan and the invocation it leads to, built once (runBashStep runs that invocation). */
@@ -328,6 +357,7 @@ function planWithInvocation(
   host: BashStepHost,
   command: string,
   options: BashStepOptions,
+  log: Logger | undefined,
 ): { readonly plan: BashStepPlan; readonly invocation: BashInvocation } {
   validateCommand(command);
   validateOptions(options);
@@ -366,6 +396,7 @@ function planWithInvocation(
     layered,
     limits,
     options,
+    log,
   );
   const invocation = stepInvocation(interpreter, command, spill, layered.env, options, forceFile);
   // The per-variable report is for explaining a plan (the CLI, a host's own
@@ -405,6 +436,7 @@ function fitStep(
   layered: LayeredEnv,
   limits: Pick<Limits, "execLimit" | "maxArgStrlen">,
   options: BashStepOptions,
+  stepLog: Logger | undefined,
 ): { readonly spill: SpillPlan; readonly bounded: BoundedEnv; readonly forceFile: boolean } {
   const env = layered.env;
   const sizerOf = (forceFile: boolean) =>
@@ -417,7 +449,7 @@ function fitStep(
       forceFile,
     });
   const sizer = sizerOf(false);
-  const log = host.logger === undefined ? {} : { log: host.logger };
+  const log = stepLog === undefined ? {} : { log: stepLog };
   const spill = planSpill({
     env,
     stepNames: layered.stepValueNames,
@@ -470,8 +502,8 @@ function fitStep(
   const alone = bound(trustedArgv);
   const unspilled: SizedName[] = spill.spilled.map(({ name, bytes }) => ({ name, bytes }));
   for (const { name, bytes } of unspilled) {
-    (host.logger ?? logger()).warn(
-      { name, bytes, reason: "aggregate_env_budget" },
+    (stepLog ?? logger()).warn(
+      { variable: name, bytes, reason: "aggregate_env_budget" },
       "untrusted variable skipped to fit the exec limit",
     );
   }
@@ -535,12 +567,86 @@ function stepInvocation(
  * are closed as soon as the child has started, and bash closes its own
  * before the command runs.
  */
-export async function runBashStep(
+export function runBashStep(
   host: BashStepHost,
   command: string,
   options: BashStepOptions = {},
-): Promise<BashStepResult> {
-  const { plan, invocation } = planWithInvocation(host, command, options);
+): StepHandle<BashStepResult> {
+  const given = options as Partial<BashStepOptions> | null;
+  const identity = stepIdentity(given?.step, given?.correlationId, host.correlationId);
+  const log = stepLogger(host.logger, identity);
+  const startedAt = performance.now();
+  let started: StartedStep;
+  try {
+    started = startStep(host, command, options, log);
+  } catch (error) {
+    logStepEnd(log, "bash", undefined, startedAt, { ok: false, error });
+    const tagged = tagStepError(error, identity);
+    // One rule for every call (docs/spawn.md, "Errors"): a TypeError (a bad
+    // option or argument, InvalidEnvError among them) is thrown here; what
+    // the run meets (no bash, a budget, a spill) rejects through the handle.
+    if (error instanceof TypeError) throw tagged;
+    return StepHandle.failed(tagged);
+  }
+  const { child, plan } = started;
+  logStepStart(log, "bash", {
+    childPid: child.pid,
+    spilled: plan.spill.spilled.length,
+    spilledBytes: plan.spill.spilled.reduce((sum, s) => sum + s.bytes, 0),
+    skipped: plan.layered.skipped.length + plan.bounded.skipped.length + plan.stepSkipped.length,
+    dropped: plan.spill.dropped.length + plan.bounded.dropped.length,
+  });
+  const outcome = async (hub: () => LineHub | undefined): Promise<BashStepResult> => {
+    try {
+      const result = await child;
+      const lines = options.all === true ? hub() : undefined;
+      if (lines !== undefined) await lines.done;
+      const value = stepResult(result, plan, lines?.all());
+      logStepEnd(log, "bash", child.pid, startedAt, { ok: true, value });
+      return value;
+    } catch (error) {
+      logStepEnd(log, "bash", child.pid, startedAt, { ok: false, error });
+      throw tagStepError(error, identity);
+    }
+  };
+  return new StepHandle(child, outcome, options.all === true);
+}
+
+interface StartedStep {
+  readonly child: Subprocess<SpawnResult<string | null>>;
+  readonly plan: BashStepPlan;
+}
+
+/** The result a step resolves with: spawn's, plus what the plan decided (names and sizes). */
+function stepResult(
+  result: SpawnResult<string | null>,
+  plan: BashStepPlan,
+  all: string | undefined,
+): BashStepResult {
+  const stdout = typeof result.stdout === "string" ? result.stdout : "";
+  return {
+    ...result,
+    ...(all === undefined ? {} : { all }),
+    output: stdout.trimEnd(),
+    interpreter: plan.interpreter,
+    scriptMode: plan.scriptMode,
+    spilled: plan.spill.spilled,
+    dropped: [
+      ...plan.spill.dropped,
+      ...plan.bounded.dropped.map((d) => ({ ...d, reason: "trimmed" })),
+    ],
+    skipped: planSkips(plan),
+  };
+}
+
+/** Plans the step and starts bash (synchronously); throws what planning or starting throws. */
+function startStep(
+  host: BashStepHost,
+  command: string,
+  options: BashStepOptions,
+  log: Logger,
+): StartedStep {
+  const { plan, invocation } = planWithInvocation(host, command, options, log);
   // The plan's footprint is exact only if the planner predicted this argv's
   // size exactly (the env is the plan's own): a mismatch is a bug, caught
   // here rather than as a wrong budget.
@@ -552,8 +658,7 @@ export async function runBashStep(
     );
   }
   // Untrusted input that will not arrive is reported or refused before anything starts.
-  const skipped = planSkips(plan);
-  handleUntrustedSkips(skipped, host.untrustedSkips, host.logger, "bash");
+  handleUntrustedSkips(planSkips(plan), host.untrustedSkips, log, "bash");
   const descriptorOptions = {
     tmpdir: plan.tmpdir,
     binding: nativeBinding(),
@@ -579,6 +684,7 @@ export async function runBashStep(
       ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
       ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
       ...(options.killSignal === undefined ? {} : { killSignal: options.killSignal }),
+      ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       ...(options.input === undefined ? {} : { input: options.input }),
       stdio,
@@ -592,20 +698,7 @@ export async function runBashStep(
     // its own copies now, and the parent's must not outlive this step.
     for (const descriptor of opened) descriptor.close();
   }
-  const result = await child;
-  const stdout = typeof result.stdout === "string" ? result.stdout : "";
-  return {
-    ...result,
-    output: stdout.trimEnd(),
-    interpreter: plan.interpreter,
-    scriptMode: invocation.mode,
-    spilled: plan.spill.spilled,
-    dropped: [
-      ...plan.spill.dropped,
-      ...plan.bounded.dropped.map((d) => ({ ...d, reason: "trimmed" })),
-    ],
-    skipped,
-  };
+  return { child, plan };
 }
 
 /** Every untrusted entry the plan leaves out, by name and reason: the result's `skipped`. */

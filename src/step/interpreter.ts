@@ -36,5 +36,30 @@ export function resolveInterpreter(source: InterpreterSource): string {
     }
     return pin;
   }
-  return resolveFile("bash", source.parentEnv.get("PATH"), "/");
+  try {
+    return resolveFile("bash", source.parentEnv.get("PATH"), "/");
+  } catch (error) {
+    throw explainMissingBash(error, source, pinName);
+  }
+}
+
+/**
+ * The resolver's ENOENT/EACCES (code, errno, syscall, path kept) with what
+ * to do in the message: which PATH was searched (by its entry count, never
+ * its value) and the two ways to name a bash.
+ */
+function explainMissingBash(error: unknown, source: InterpreterSource, pinName: string): unknown {
+  if (!(error instanceof Error)) return error;
+  const path = source.parentEnv.get("PATH");
+  const searched =
+    path === undefined
+      ? "the parent environment has no PATH"
+      : path === ""
+        ? "the parent environment's PATH is empty"
+        : `no executable bash in the ${path.split(":").length} entries of the parent environment's PATH`;
+  error.message =
+    `${error.message}: cannot find the bash interpreter (${searched}). ` +
+    `Give the runtime a parent environment with a PATH that has bash (createRuntime's parentEnv; ` +
+    `the CLI's --parent-env file), or pin it with ${pinName}=/absolute/path/to/bash`;
+  return error;
 }

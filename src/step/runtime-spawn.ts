@@ -11,7 +11,9 @@
  */
 import { Buffer } from "node:buffer";
 import { resolve } from "node:path";
+import { performance } from "node:perf_hooks";
 import { boundedEnv, measureArgv, measureEnv } from "../env/bounded-env.js";
+import type { ContextInput } from "../env/context-export.js";
 import { inheritedNames, type LayeredEnv, untrustedNames } from "../env/layers.js";
 import type { ArgvSize } from "../env/spill-plan.js";
 import { assertRecordOrMap } from "../env/untrusted-keys.js";
@@ -28,31 +30,43 @@ import type { Logger } from "../log.js";
 import { shebangCost } from "../shebang.js";
 import { childStackSoft, normalizeExecControls } from "../spawn/exec-controls.js";
 import { resolveFile } from "../spawn/resolve-file.js";
-import { spawn } from "../spawn/spawn.js";
+import { failedBeforeStart, spawn } from "../spawn/spawn.js";
 import { SPAWN_OPTION_KEYS, type SpawnOptions } from "../spawn/spawn-options.js";
 import type { Subprocess } from "../spawn/subprocess.js";
+import {
+  logStepEnd,
+  logStepStart,
+  stepIdentity,
+  stepLogger,
+  tagStepError,
+} from "./step-identity.js";
 import { handleUntrustedSkips, type UntrustedSkips } from "./untrusted-skips.js";
 
 export interface RuntimeSpawnHost {
   readonly parentPath: () => string | undefined;
   readonly buildEnv: (options: {
-    context?: unknown;
+    context?: ContextInput;
     extra?: Readonly<Record<string, string | undefined>> | ReadonlyMap<string, string>;
     correlationId?: string;
   }) => LayeredEnv;
   readonly protected: { readonly names: readonly string[]; readonly prefixes: readonly string[] };
   /** The runtime's logger for trim notices; undefined: the library logger. */
   readonly logger?: Logger | undefined;
+  /** The runtime's correlation id (step-identity.ts). */
+  readonly correlationId?: string | undefined;
   /** What a skipped untrusted entry does (undefined: "report"). */
   readonly untrustedSkips?: UntrustedSkips | undefined;
 }
 
 export interface RuntimeSpawnOptions extends Omit<SpawnOptions, "env" | "path"> {
   /** Untrusted context, exported through the runtime's context policy. */
-  readonly context?: unknown;
+  readonly context?: ContextInput;
   /** Trusted per-call variables. */
   readonly extra?: Readonly<Record<string, string | undefined>> | ReadonlyMap<string, string>;
+  /** The correlation variable's value, and the id errors and log events carry (as runtime.bash's). */
   readonly correlationId?: string;
+  /** The child's name: on every error (`error.step`, and in the message) and log event of the call. */
+  readonly step?: string;
   readonly limits?: Pick<Limits, "execLimit" | "maxArgStrlen">;
   /** Called with the inherited variables trimmed to fit (names and sizes): pressure from trusted layers only. */
   readonly onTrim?: (dropped: readonly SizedName[]) => void;
@@ -64,7 +78,15 @@ export interface RuntimeSpawnOptions extends Omit<SpawnOptions, "env" | "path"> 
 export const RUNTIME_SPAWN_OPTION_KEYS: ReadonlySet<string> = knownKeys<
   Omit<RuntimeSpawnOptions, keyof SpawnOptions>
 >(
-  { context: true, extra: true, correlationId: true, limits: true, onTrim: true, onSkip: true },
+  {
+    context: true,
+    extra: true,
+    correlationId: true,
+    step: true,
+    limits: true,
+    onTrim: true,
+    onSkip: true,
+  },
   new Set([...SPAWN_OPTION_KEYS].filter((key) => key !== "env" && key !== "path")),
 );
 
@@ -88,7 +110,10 @@ function scriptCost(
 }
 
 /** Throws InvalidEnvError naming each argv string over the per-string limit (index and size). */
-export function assertArgvStrings(argv: readonly string[], maxArgStrlen: number): void {
+export function assertArgvStrings(
+  argv: ReadonlyArray<string | Buffer>,
+  maxArgStrlen: number,
+): void {
   const over = argv
     .map((arg, index) => ({ index, bytes: Buffer.byteLength(arg, "utf8") + 1 }))
     .filter((a) => a.bytes > maxArgStrlen);
@@ -100,12 +125,53 @@ export function assertArgvStrings(argv: readonly string[], maxArgStrlen: number)
   );
 }
 
-/** See the module comment. Synchronous errors (bad argv, budget) throw before anything starts. */
+/**
+ * See the module comment. A TypeError (a bad option, an argv string over
+ * the limit) is thrown; what the run meets before it starts (no such file,
+ * a budget that cannot be met) rejects the Subprocess. Every error, thrown or rejected, carries the call's
+ * `step` and `correlationId`; start and end are logged (step-identity.ts).
+ */
 export function runtimeSpawn(
   host: RuntimeSpawnHost,
   file: string,
-  args: readonly string[],
+  args: ReadonlyArray<string | Buffer>,
   options: RuntimeSpawnOptions = {},
+): Subprocess {
+  const given = options as Partial<RuntimeSpawnOptions> | null;
+  const identity = stepIdentity(given?.step, given?.correlationId, host.correlationId);
+  const log = stepLogger(host.logger, identity);
+  const startedAt = performance.now();
+  let child: Subprocess;
+  try {
+    child = startChild(host, file, args, options, log);
+  } catch (error) {
+    // As spawn: a TypeError (bad option or argument) is thrown; what the run
+    // meets before it starts (no such file, a budget) rejects the Subprocess.
+    if (error instanceof TypeError) {
+      logStepEnd(log, "spawn", undefined, startedAt, { ok: false, error });
+      throw tagStepError(error, identity);
+    }
+    child = failedBeforeStart(error);
+  }
+  const pid = child.pid;
+  if (pid !== undefined) logStepStart(log, "spawn", { childPid: pid });
+  // The first reaction on the result: the host's own (registered later) sees the tagged error.
+  child.result.then(
+    (value) => logStepEnd(log, "spawn", pid, startedAt, { ok: true, value }),
+    (error: unknown) => {
+      logStepEnd(log, "spawn", pid, startedAt, { ok: false, error });
+      tagStepError(error, identity);
+    },
+  );
+  return child;
+}
+
+function startChild(
+  host: RuntimeSpawnHost,
+  file: string,
+  args: ReadonlyArray<string | Buffer>,
+  options: RuntimeSpawnOptions,
+  log: Logger,
 ): Subprocess {
   if (options === null || typeof options !== "object") {
     throw new TypeError("runtime.spawn: options must be an object");
@@ -118,7 +184,16 @@ export function runtimeSpawn(
   }
   assertLimitsOption(options.limits, "runtime.spawn");
   assertRecordOrMap(options.context, "runtime.spawn: options.context");
-  const { context, extra, correlationId, limits: given, onTrim, onSkip, ...spawnOptions } = options;
+  const {
+    context,
+    extra,
+    correlationId,
+    step: _step,
+    limits: given,
+    onTrim,
+    onSkip,
+    ...spawnOptions
+  } = options;
   // The child's own stack limit, when it sets one, sizes its exec (rlimits.stack):
   // the environment is bounded against it, not only against the host's.
   const limits = limitsWithChildStack(
@@ -146,7 +221,7 @@ export function runtimeSpawn(
     argv: { ...argv, bytes: argv.bytes + script },
     limits,
     sizes,
-    ...(host.logger === undefined ? {} : { log: host.logger }),
+    log,
   });
   handleUntrustedSkips(
     [

@@ -30,6 +30,78 @@ function expectUsage(args: string[], line: string): void {
   expect(run.stderr).not.toContain(MARKER);
 }
 
+describe("manners (issue 20, item 10)", () => {
+  it("did you mean: a mistyped command", () => {
+    expectUsage(
+      ["lmits"],
+      'exactspawn: unknown command "lmits"; did you mean "limits"? (try --help)',
+    );
+  });
+
+  it("did you mean: a mistyped flag", () => {
+    expectUsage(
+      ["run", "--tiemout", "5", "--", "true"],
+      'exactspawn run: unknown option --tiemout; did you mean "--timeout"? (see "exactspawn run --help")',
+    );
+  });
+
+  it("no close match: no guess", () => {
+    expectUsage(["frobnicate"], 'exactspawn: unknown command "frobnicate" (try --help)');
+  });
+
+  it("no arguments: the usage on stderr, exit 2; --help: on stdout, exit 0", () => {
+    const bare = cli([]);
+    expect(bare.status).toBe(2);
+    expect(bare.stdout).toBe("");
+    expect(bare.stderr).toMatch(/^Usage: exactspawn <command>/);
+    const asked = cli(["--help"]);
+    expect(asked.status).toBe(0);
+    expect(asked.stderr).toBe("");
+    expect(asked.stdout).toBe(bare.stderr);
+  });
+
+  it("the Docs: line names the installed page, which exists", () => {
+    const docs = /Docs: (\S+)$/m.exec(cli(["--help"]).stdout)?.[1];
+    expect(docs).toBe(join(PACKAGE_ROOT, "docs", "cli.md"));
+    expect(readFileSync(docs!, "utf8")).toMatch(/^# The `exactspawn` command/);
+  });
+
+  it.each(["limits", "sandbox", "explain"])(
+    "%s --help names the schema id its --json output uses",
+    (command) => {
+      const help = cli([command, "--help"]).stdout;
+      const named = /schema: (\S+?)\)/.exec(help)?.[1];
+      const output = JSON.parse(
+        cli([command, "--json", ...(command === "explain" ? ["--", "true"] : [])]).stdout,
+      ) as {
+        schema: string;
+      };
+      expect(named).toBe(output.schema);
+    },
+  );
+});
+
+describe("NO_COLOR (no-color.org: only a non-empty value disables colour)", () => {
+  it.each([
+    [undefined, true],
+    ["", true],
+    ["1", false],
+    ["0", false],
+  ])("NO_COLOR=%j on a terminal: colour %s", async (value, enabled) => {
+    const { colorEnabled } = await import("../../src/cli/format.js");
+    const saved = process.env["NO_COLOR"];
+    if (value === undefined) delete process.env["NO_COLOR"];
+    else process.env["NO_COLOR"] = value;
+    try {
+      expect(colorEnabled({ isTTY: true } as NodeJS.WriteStream)).toBe(enabled);
+      expect(colorEnabled({ isTTY: false } as NodeJS.WriteStream)).toBe(false);
+    } finally {
+      if (saved === undefined) delete process.env["NO_COLOR"];
+      else process.env["NO_COLOR"] = saved;
+    }
+  });
+});
+
 describe("exactspawn --version", () => {
   it("prints package.json's version", () => {
     const { version } = JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8"));

@@ -67,7 +67,7 @@ describe("boundedEnv", () => {
     const warned = capture
       .events()
       .filter((r) => r["level"] === 40)
-      .map((r) => r["name"]);
+      .map((r) => r["variable"]);
     expect(warned).toEqual(expected);
     expect(capture.lines.join("")).not.toContain(SENTINEL);
     // Protected, and not inherited, survive.

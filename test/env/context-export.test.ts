@@ -355,7 +355,7 @@ describe("contextEnvPairs: logging", () => {
       { mode: "bare", logger: log.logger },
     );
     const events = log.events();
-    expect(events.map((e) => [e["level"], e["name"], e["reason"], e["msg"]])).toEqual([
+    expect(events.map((e) => [e["level"], e["variable"], e["reason"], e["msg"]])).toEqual([
       [40, "BIG", "value_too_large", "context key skipped for env export"],
       [40, "ISSUE TITLE", "invalid_identifier", "context key skipped for env export"],
       [40, "LD_PRELOAD", "reserved_name", "context key skipped for env export"],

@@ -191,7 +191,7 @@ describe("inheritedBase: per-string filter", () => {
     ]);
     const [event, ...rest] = log.events();
     expect(rest).toEqual([]);
-    expect(event).toMatchObject({ level: 40, name: "HUGE", bytes: MAX_ARG_STRLEN + 1 });
+    expect(event).toMatchObject({ level: 40, variable: "HUGE", bytes: MAX_ARG_STRLEN + 1 });
     expect(log.lines.join("")).not.toContain("xxxx");
   });
 

@@ -177,7 +177,7 @@ describe("planSpill: unspillable names, NUL and identity", () => {
     ]);
     expect([...result.inline.keys()]).toEqual(["KEEP"]);
     const warns = capture.events().filter((r) => r["level"] === 40);
-    expect(warns.map((w) => [w["name"], w["bytes"]])).toEqual([
+    expect(warns.map((w) => [w["variable"], w["bytes"]])).toEqual([
       ["BASH_ENV", 140_010],
       ["my-var", 140_008],
     ]);

@@ -47,7 +47,7 @@ const MEASURE = `
   const before = { fds: fds(), pidfds: pidfds() };
   // extraFds: fds the scenario keeps on purpose (the worker test's reaper epoll).
   const leaks = async (extraFds = 0) => {
-    await settle(() => fds() <= before.fds + extraFds && pidfds() === before.pidfds && zombies() === 0, 10000);
+    await settle(() => fds() <= before.fds + extraFds && pidfds() === before.pidfds && zombies() === 0);
     return { before, after: { fds: fds(), pidfds: pidfds(), zombies: zombies() } };
   };
   const describeError = (e) => ({

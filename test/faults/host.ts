@@ -44,7 +44,9 @@ export interface HostLibrary {
 const prelude = (procStateUrl: string) => `
 import { openFdCount as fds, pidfdCount as pidfds, zombieChildren as __zombieChildren } from ${JSON.stringify(procStateUrl)};
 const zombies = () => __zombieChildren().length;
-const settle = async (check, ms = 20000) => {
+// Waits for a state with no event of its own (fds, pidfds, zombies); the cap
+// is under runHost's 120 s so a leak is still reported, never a load limit.
+const settle = async (check, ms = 90000) => {
   const end = Date.now() + ms;
   while (!check() && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
   return check();

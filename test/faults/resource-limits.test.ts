@@ -54,7 +54,7 @@ const EXHAUST = (limitCommand: string) => `
   for (const sp of live) sp.kill("SIGKILL");
   await Promise.allSettled(live.map((sp) => sp.result));
   const recovered = (await spawn("/bin/echo", ["recovered"])).stdout.trim();
-  await settle(() => pidfds() === before.pidfds && fds() <= before.fds && zombies() === 0, 5000);
+  await settle(() => pidfds() === before.pidfds && fds() <= before.fds && zombies() === 0);
   report({
     started: live.length,
     code: failure?.code,

@@ -55,7 +55,7 @@ function spillInto(
       failure = error;
     }
     const ok = (await runtime.bash("echo fine", { values: { small: "x" } })).output;
-    await settle(() => fds() <= before && zombies() === 0, 5000);
+    await settle(() => fds() <= before && zombies() === 0);
     report({
       name: failure?.name,
       code: failure?.code,

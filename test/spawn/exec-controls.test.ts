@@ -195,6 +195,8 @@ describe.runIf(nativeStatus().loaded && isRoot)("exec controls (native engine, a
 });
 
 describe.runIf(nativeStatus().loaded)("the addon's controls object (marshalling)", () => {
+  // The addon as users get it: through the package's own loader
+  // (node-gyp-build finds build/ or the committed prebuild), never by path.
   const binding = () => nativeBinding() as Required<NativeBinding>;
   const cases: [string, Record<string, unknown>][] = [
     ["controls must be an object", { controls: 5 }],

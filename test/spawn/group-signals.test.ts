@@ -36,7 +36,7 @@ describe.runIf(isRoot)("a reused process-group id (pid counter steered as root)"
       });
       const pgid = run.pid!;
       // The leader exits at once and is reaped; the daemon keeps stdout open.
-      await eventually(() => !exists(pgid), 10_000);
+      await eventually(() => !exists(pgid));
       writeFileSync("/proc/sys/kernel/ns_last_pid", String(pgid - 1));
       const stranger = spawnChild("/bin/sleep", ["30"], { detached: true, stdio: "ignore" });
       const result = await run;
@@ -76,7 +76,7 @@ describe.runIf(binding?.spawn !== undefined)("group signals on the addon's handl
   it("killGroup refuses (-ESRCH) once the leader is reaped, though the group still has a member", async () => {
     const { handle, exited } = start("sleep 2 & exit 0");
     // Reaped at once; the exit waits for the background sleep, which holds stdout.
-    expect(await eventually(() => !exists(handle.pid), 10_000)).toBe(true);
+    expect(await eventually(() => !exists(handle.pid))).toBe(true);
     // Before the fix: 0 (kill(-pgid) went out by number).
     expect(handle.killGroup(0)).toBe(-3);
     await exited;
@@ -99,7 +99,7 @@ describe.runIf(binding?.spawn !== undefined)("group signals on the addon's handl
     expect(handle.kill(15)).toBe(0);
     await exited;
     // Removing the signal_group call in OnPidfdReadable leaves the member sleeping: red.
-    const died = await eventually(() => !isRunning(member), 5_000);
+    const died = await eventually(() => !isRunning(member));
     killQuietly(member);
     expect(died).toBe(true);
     expect(handle.killGroupAtExit!(9)).toBe(-3);

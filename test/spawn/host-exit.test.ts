@@ -32,7 +32,7 @@ function runHost(
   const file = join(dir, `host-${Math.random().toString(36).slice(2)}.mjs`);
   writeFileSync(file, source.replaceAll("DIST", JSON.stringify(dist)));
   const [command, ...args] = [...wrap, process.execPath, file];
-  const result = spawnSync(command!, args, { encoding: "utf8", timeout: 60_000 });
+  const result = spawnSync(command!, args, { encoding: "utf8", timeout: 110_000 });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -115,7 +115,7 @@ describe.runIf(nativeStatus().loaded)("host exit and teardown (native engine)", 
         if (how === "terminate") await worker.terminate();
         else await new Promise((r) => worker.once("exit", r));
         for (const pid of pids) process.kill(pid, "SIGKILL");
-        const end = Date.now() + 20000;
+        const end = Date.now() + 50000; // a hang guard (two runs under the 110 s host timeout), not a load limit
         while (!pids.every(gone) && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
         return { all: pids.length, zombies: pids.filter(zombie).length, gone: pids.filter(gone).length };
       }

@@ -118,11 +118,14 @@ describe("no value in any log line or error", () => {
 
   it("after a value with NUL (refused before anything is written)", async () => {
     const { runtime, logs } = setup();
+    // An InvalidEnvError is a TypeError: thrown at the call (docs/spawn.md, "Errors").
     const error = await rejection(
-      runtime.bash("true", {
-        values: { nul: `${marked(200 * KIB)}\0${SENTINEL}` },
-        tmpdir: root(),
-      }),
+      Promise.resolve().then(() =>
+        runtime.bash("true", {
+          values: { nul: `${marked(200 * KIB)}\0${SENTINEL}` },
+          tmpdir: root(),
+        }),
+      ),
     );
     // The layering refuses NUL in any step value, before the spill planner sees it.
     expect(error).toMatchObject({ name: "InvalidEnvError", variable: "RECIPE_VAR_nul" });

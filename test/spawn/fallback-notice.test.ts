@@ -1,0 +1,48 @@
+/**
+ * The fallback's one notice reaches a host at the default level (issue 20,
+ * item 5): an addon that failed to load is logged at `error` — the library's
+ * default level — so the host is told; a fallback chosen on purpose
+ * (EXACTSPAWN_NATIVE=0, disableNative()) stays a `warn`. Seen red with the
+ * notice at `warn` for both. Each case runs in a fresh module graph: the
+ * notice is once per process.
+ */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { captureLog } from "../helpers/capture-log.js";
+
+afterEach(() => vi.resetModules());
+
+async function noticeLevel(reason: string): Promise<unknown[]> {
+  const { setLogger } = await import("../../src/log.js");
+  const { fallbackEngine } = await import("../../src/spawn/fallback-engine.js");
+  const { engineRequest, spawnInput } = await import("../../src/spawn/spawn-request.js");
+  const capture = captureLog();
+  setLogger(capture.logger);
+  try {
+    const exited = new Promise((resolve) => {
+      fallbackEngine(reason).start(
+        engineRequest(spawnInput("spawn", "/bin/true", [], {})),
+        resolve,
+        () => {},
+      );
+    });
+    await exited;
+  } finally {
+    setLogger(undefined);
+  }
+  return capture
+    .events()
+    .filter((e) => String(e["msg"]).includes("native addon not in use"))
+    .map((e) => [e["level"], e["lib"]]);
+}
+
+describe("the fallback notice", () => {
+  it("is an error when the addon could not load", async () => {
+    expect(await noticeLevel("could not load the native addon on linux-x64: ENOENT")).toEqual([
+      [50, "exactspawn"],
+    ]);
+  });
+
+  it("is a warning when the fallback was chosen", async () => {
+    expect(await noticeLevel("disabled by EXACTSPAWN_NATIVE")).toEqual([[40, "exactspawn"]]);
+  });
+});
