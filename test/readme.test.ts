@@ -47,6 +47,10 @@ function runnable(command: string): string | undefined {
   return command.replace(/^npm ci && /, "");
 }
 
+const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+  engines: { node: string };
+};
+
 describe("README.md", () => {
   it("has the quick start and examples to run", () => {
     expect(shBlocks.length).toBeGreaterThan(0);
@@ -58,7 +62,10 @@ describe("README.md", () => {
 
   it("is for a user on a first visit: install line, Node floor, no engineering figures up front", () => {
     expect(README).toContain("npm install exactspawn");
-    expect(README).toMatch(/Node(\.js)? ≥ 22/);
+    // The floor the README names is the one package.json's engines enforces.
+    const floor = /^>=(\d+\.\d+)/.exec(pkg.engines.node)?.[1];
+    expect(floor).toBeDefined();
+    expect(README).toContain(`Node.js ≥ ${floor}`);
     const firstScreen = README.split("\n").slice(0, 40).join("\n");
     expect(firstScreen).not.toMatch(/µs|×|spawns\/s/);
     expect(firstScreen).toMatch(/```js\n/);
