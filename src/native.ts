@@ -274,13 +274,14 @@ function kernelShortfall(binding: NativeBinding): string | undefined {
 }
 
 /**
- * Says once that the fallback is in use: through the host's logger when one is
- * set (or a level was chosen), else as one line on stderr whatever the default
- * level, so a host whose addon did not load is told.
+ * The one notice of an addon that did not load, at `error` (the default level):
+ * through the host's logger when one is set (or a level was chosen), else as
+ * one line on stderr. A fallback chosen on purpose is noticed by the fallback
+ * engine instead, at `warn` (src/spawn/fallback-engine.ts).
  */
 function warnFallback(platform: string, cause: string): void {
   const chosen = hostLoggerSet() || (process.env["EXACTSPAWN_LOG_LEVEL"] ?? "") !== "";
-  (chosen ? logger() : libraryChild(stderrLogger("warn"))).warn(
+  (chosen ? logger() : libraryChild(stderrLogger("warn"))).error(
     { platform, cause },
     "exactspawn: native addon unavailable, using the child_process fallback",
   );

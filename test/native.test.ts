@@ -100,7 +100,7 @@ describe("a package without any build", () => {
       .filter(Boolean)
       .map((l) => JSON.parse(l));
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatchObject({ level: 40, msg: expect.stringMatching(/fallback/) });
+    expect(warnings[0]).toMatchObject({ level: 50, msg: expect.stringMatching(/fallback/) });
   });
 
   it("warns on stderr at the default level, and only through the host's logger once one is set", () => {
@@ -109,7 +109,7 @@ describe("a package without any build", () => {
       { EXACTSPAWN_LOG_LEVEL: undefined },
       dir,
     );
-    expect(bare.stderr.trim().split("\n")).toEqual([expect.stringMatching(/"level":40.*fallback/)]);
+    expect(bare.stderr.trim().split("\n")).toEqual([expect.stringMatching(/"level":50.*fallback/)]);
     const hosted = runNode(
       `import pino from "pino"; import { probeLimits, setLogger } from "./dist/index.js";
        const lines = []; setLogger(pino({ level: "warn" }, { write: (l) => lines.push(l) }));

@@ -133,14 +133,13 @@ export function fallbackEngine(reason: string | undefined): Engine {
   return {
     native: false,
     start(request: EngineRequest, onExit: (exit: EngineExit | Error) => void): EngineChild {
-      if (!warned) {
+      // A fallback chosen on purpose (EXACTSPAWN_NATIVE=0, disableNative()) is
+      // a warning at the first spawn; an addon that failed to load was already
+      // told once, at `error`, by the loader (src/native.ts): never twice.
+      if (!warned && reason?.startsWith("disabled by ") === true) {
         warned = true;
-        // A fallback chosen on purpose (EXACTSPAWN_NATIVE=0, disableNative())
-        // is a warning; an addon that failed to load is an error, so a host at
-        // the default level ("error") is told (docs/fallback.md).
-        const chosen = reason?.startsWith("disabled by ") === true;
-        logger()[chosen ? "warn" : "error"](
-          { reason: reason ?? "unknown" },
+        logger().warn(
+          { reason },
           "exactspawn: native addon not in use, spawning through child_process (see docs/fallback.md)",
         );
       }

@@ -64,7 +64,7 @@ describe.runIf(nativeStatus().loaded && nativeBinding()?.kernelSupport)("the ker
         .split("\n")
         .map((line) => JSON.parse(line));
       expect(warnings).toEqual([
-        expect.objectContaining({ level: 40, cause: expect.stringContaining(why) }),
+        expect.objectContaining({ level: 50, cause: expect.stringContaining(why) }),
       ]);
     },
   );
