@@ -35,6 +35,17 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
+/** locateAddon on a made-up package, whatever EXACTSPAWN_PREBUILD says (test:asan sets it). */
+function locateIn(root: string): ReturnType<typeof locateAddon> {
+  const saved = process.env["EXACTSPAWN_PREBUILD"];
+  delete process.env["EXACTSPAWN_PREBUILD"];
+  try {
+    return locateAddon(root);
+  } finally {
+    if (saved !== undefined) process.env["EXACTSPAWN_PREBUILD"] = saved;
+  }
+}
+
 const tagged = (libc: string) => `prebuilds/linux-${process.arch}/exactspawn.${libc}.node`;
 const foreign = process.arch === "arm64" ? 62 : 183;
 const foreignName = process.arch === "arm64" ? "x64" : "arm64";
@@ -64,7 +75,7 @@ describe.runIf(shipped !== undefined)("reading an addon's ELF facts", () => {
       "build/Release/exactspawn.node": withMachine(foreign),
       [tagged(hostLibc() ?? "glibc")]: readFileSync(shipped as string),
     });
-    const located = locateAddon(root);
+    const located = locateIn(root);
     expect(located.path).toBe(join(root, tagged(hostLibc() ?? "glibc")));
     expect(located.refused).toEqual([
       `${join(root, "build/Release/exactspawn.node")}: built for ${foreignName}, not ${process.arch}`,
@@ -91,7 +102,7 @@ describe.runIf(shipped !== undefined)("reading an addon's ELF facts", () => {
     copyFileSync(shipped as string, join(root, "build/Release/exactspawn.node"));
     process.env["PREBUILDS_ONLY"] = "1";
     try {
-      expect(locateAddon(root)).toMatchObject({
+      expect(locateIn(root)).toMatchObject({
         path: undefined,
         reason: expect.stringMatching(/^No native build was found for linux-/),
       });
