@@ -47,7 +47,14 @@ writeFileSync(
   try {
     await spawn("/bin/true", []);
   } catch (error) {
-    if (error.code !== "ENOSYS" || error.syscall !== "pidfd_open") throw error;
+    // The loader's kernel probe meets the same ENOSYS and refuses the addon
+    // at load (EXACTSPAWN_NATIVE=required turns that into this throw); the
+    // raw binding below still takes the abandon path.
+    const probe = String(error?.cause?.message ?? "");
+    const noPidfd =
+      (error.code === "ENOSYS" && error.syscall === "pidfd_open") ||
+      probe.includes("pidfd_open (Linux 5.3) fails with ENOSYS");
+    if (!noPidfd) throw error;
     mode = "abandon";
   }
   if (mode === "watch") {
