@@ -6,12 +6,8 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import {
-  normalizeSandbox,
-  resolveSandbox,
-  SandboxError,
-  supportFrom,
-} from "../../src/spawn/sandbox.js";
+import { normalizeSandbox, resolveSandbox, supportFrom } from "../../src/spawn/sandbox.js";
+import { refusal } from "../helpers/sandbox-refusal.js";
 
 const root = mkdtempSync(join(tmpdir(), "exactspawn-sandbox-options-"));
 const work = join(root, "work");
@@ -26,16 +22,6 @@ function sandbox(value: unknown) {
   const normalized = normalizeSandbox("spawn", value);
   if (normalized === undefined) throw new Error("expected a sandbox");
   return normalized;
-}
-
-function refusal(run: () => unknown): SandboxError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof SandboxError) return error;
-    throw error;
-  }
-  throw new Error("expected a SandboxError");
 }
 
 describe("sandbox option validation", () => {

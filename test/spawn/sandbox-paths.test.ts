@@ -16,8 +16,9 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createRuntime, nativeStatus, SandboxError, sandboxSupport } from "../../src/index.js";
+import { createRuntime, nativeStatus, sandboxSupport } from "../../src/index.js";
 import { resolveSandboxPaths } from "../../src/spawn/sandbox-paths.js";
+import { refusal } from "../helpers/sandbox-refusal.js";
 
 const full = nativeStatus().loaded && sandboxSupport().missing.length === 0;
 const root = mkdtempSync(join(tmpdir(), "exactspawn-sandbox-paths-"));
@@ -30,16 +31,6 @@ function fresh(name: string) {
   mkdirSync(join(work, "tmp"), { recursive: true });
   mkdirSync(outside);
   return { base, work, tmp: join(work, "tmp"), outside };
-}
-
-function refusal(run: () => unknown): SandboxError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof SandboxError) return error;
-    throw error;
-  }
-  throw new Error("not refused");
 }
 
 describe.runIf(full)("sandbox paths: one step cannot widen the next", () => {
