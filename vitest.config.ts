@@ -27,6 +27,7 @@ const NOT_ENGINE_DEPENDENT = [
   "test/env-input.test.ts",
   "test/limits.test.ts",
   "test/limits-kernel.test.ts",
+  "test/matrix-suite.test.ts",
   "test/native.test.ts",
   "test/native/**",
   "test/runtimes.test.ts",

@@ -6,15 +6,19 @@
 //       this Node, Node 22/24/26 (x64), Node 24 for arm64 under qemu-aarch64,
 //       Bun and Deno, and prints the table: platform, runtime, version, the
 //       addon file in use (or the fallback and why), result.
-//   node scripts/matrix.mjs --suite 24
-//       runs the whole vitest suite under Node 24 (22 and 26 likewise).
+//   node scripts/matrix.mjs --suite 24 [test files...]
+//       runs the whole vitest suite (or the files given) under Node 24 (22 and
+//       26 likewise) and ends with one line: Node version, addon file in use,
+//       tests and files passed/failed/skipped, exit status, seconds
+//       (scripts/matrix-suite.mjs).
 // Runtimes come from the npm registry, pinned in scripts/toolchains.mjs.
 // Exit status 1 when a row fails that is expected to pass; rows expected to
 // fail today (see EXPECTED) are reported as such.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { delimiter, dirname, join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { runSuite } from "./matrix-suite.mjs";
 import { toolchainBin } from "./toolchains.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -164,15 +168,8 @@ function table(rows) {
 const suite = flagValue("--suite");
 if (suite !== undefined) {
   const node = toolchainBin(`node${suite}`);
-  const started = Date.now();
-  const run = spawnSync(node, [join(root, "node_modules/vitest/vitest.mjs"), "run"], {
-    cwd: root,
-    stdio: "inherit",
-    env: { ...process.env, PATH: `${dirname(node)}${delimiter}${process.env.PATH}` },
-  });
-  const seconds = Math.round((Date.now() - started) / 1000);
-  console.log(`suite under Node ${version([node])}: exit ${run.status} in ${seconds} s`);
-  process.exit(run.status ?? 1);
+  const only = args.slice(args.indexOf("--suite") + 2).filter((a) => !a.startsWith("--"));
+  process.exit(runSuite({ node, version: version([node]), root, only }));
 }
 
 if (!existsSync(join(root, "dist/index.js"))) {
