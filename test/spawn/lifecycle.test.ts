@@ -49,6 +49,11 @@ describe.runIf(nativeStatus().loaded)("spawn lifecycle (native engine)", () => {
     expect(nativeBinding()!.debugCounters!().invalidWatchMoves).toBe(0);
   };
 
+  it("watches with the waiter this run asks for (the thread project: EXACTSPAWN_EXIT_WATCH=thread)", () => {
+    const thread = process.env["EXACTSPAWN_EXIT_WATCH"] === "thread";
+    expect(nativeStatus().exitWatch).toBe(thread ? "thread" : "host-loop");
+  });
+
   it(
     `${SEQUENTIAL.toLocaleString("en")} sequential spawns of /bin/true leave nothing behind`,
     async () => {
