@@ -26,10 +26,7 @@ const args = process.argv.slice(2);
 const flagValue = (flag) => (args.includes(flag) ? args[args.indexOf(flag) + 1] : undefined);
 
 /** Rows that fail today for a known reason outside this repository's reach, or not yet fixed. */
-const EXPECTED = {
-  bun: "Bun has no libuv: the addon's exit watch (uv_poll) aborts the process until the watch no longer uses libuv",
-  deno: "Deno frees the async cleanup hook handle twice at exit unless the addon works around it",
-};
+const EXPECTED = {};
 
 const QEMU_SYSROOT = "/usr/aarch64-linux-gnu";
 
