@@ -5,7 +5,9 @@
 //       exit and signal, a spilled 300 KB bash value, a sandbox, exit) under
 //       this Node, Node 22/24/26 (x64), Node 24 for arm64 under qemu-aarch64,
 //       Bun and Deno, and prints the table: platform, runtime, version, the
-//       addon file in use (or the fallback and why), result.
+//       addon file in use (or the fallback and why), result. The musl rows
+//       run no JavaScript (none runs on musl here): scripts/musl-core.mjs
+//       builds the addon's native core into a static driver and runs it.
 //   node scripts/matrix.mjs --suite 24
 //       runs the whole vitest suite under Node 24 (22 and 26 likewise).
 // Runtimes come from the npm registry, pinned in scripts/toolchains.mjs.
@@ -15,6 +17,13 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { delimiter, dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import {
+  MUSL_CORE_VERSION,
+  MUSL_TARGETS,
+  muslCoreMissing,
+  muslCoreSummary,
+  runMuslCore,
+} from "./musl-core.mjs";
 import { toolchainBin } from "./toolchains.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -60,8 +69,20 @@ function runtimes() {
       runtime: "deno",
       command: () => [toolchainBin("deno"), "run", "-A"],
     },
+    ...Object.entries(MUSL_TARGETS).map(([arch, target]) => ({
+      key: `musl-${arch}`,
+      platform: target.platform,
+      runtime: "none",
+      unavailable: () => muslCoreMissing(arch),
+      driver: () => {
+        const result = runMuslCore(arch);
+        return { version: MUSL_CORE_VERSION, result: muslCoreSummary(result), ok: result.ok };
+      },
+    })),
   ];
 }
+
+const DRIVER_ADDON = "native core, static driver (no musl JS runtime here)";
 
 function version(command) {
   const flag = command.includes("run") ? command.slice(0, -2) : command;
@@ -82,6 +103,16 @@ function core(selected) {
     const missing = r.unavailable?.();
     if (missing) {
       rows.push({ ...r, version: "-", addon: "-", result: `skipped: ${missing}`, ok: null });
+      continue;
+    }
+    if (r.driver) {
+      let outcome;
+      try {
+        outcome = r.driver();
+      } catch (error) {
+        outcome = { version: "-", result: `unavailable: ${error.message}`, ok: false };
+      }
+      rows.push({ ...r, ...outcome, addon: DRIVER_ADDON });
       continue;
     }
     let command;

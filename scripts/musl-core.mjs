@@ -1,0 +1,164 @@
+#!/usr/bin/env node
+// node scripts/musl-core.mjs [--only x64,arm64]
+//
+// Runs the addon's native core on musl, where no JavaScript runtime can load
+// the addon here (no musl Node on the npm registry, Bun's musl build needs a
+// musl libstdc++.so.6, Debian has no C++ runtime for musl). The driver
+// test/fixtures/musl-core.cc is linked with the libc-facing files of
+// native/core/ (unchanged; no Node-API) into a static binary with Zig
+// (pinned in scripts/toolchains.mjs) for x86_64-linux-musl, run directly, and
+// aarch64-linux-musl, run under qemu-aarch64 (no sysroot: it is static). It
+// prints one line per check; see the driver for what each one proves.
+// Builds in a temporary directory, removed afterwards; Zig's global cache is
+// the prebuild's (~/.cache/exactspawn-toolchains/zig-cache): a cold cache
+// costs ~6 min per target (musl and libc++ for static linking), a warm one
+// seconds. scripts/matrix.mjs --core shows both as rows. Exit status 1 when
+// a check failed or a target could not be built or run.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { CACHE, TOOLCHAINS, toolchainBin } from "./toolchains.mjs";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+/** The native/core/ files the driver links (those it calls and what they call). */
+const CORE = [
+  "probe",
+  "kernel_support",
+  "spawn_process",
+  "child_path",
+  "stdio_plan",
+  "sandbox",
+  "seccomp_filter",
+  "child_exit",
+  "reap",
+  "run_sync",
+  "pipe",
+  "event_thread",
+  "signal_names",
+  "resource_limits",
+];
+
+export const MUSL_TARGETS = {
+  x64: { zig: "x86_64-linux-musl", platform: "linux-x64-musl", qemu: false },
+  arm64: { zig: "aarch64-linux-musl", platform: "linux-arm64-musl (qemu-user)", qemu: true },
+};
+
+/** What this machine lacks to build and run the target, or undefined. */
+export function muslCoreMissing(arch) {
+  if (process.platform !== "linux" || process.arch !== "x64") {
+    return "needs an x86-64 Linux host (the pinned Zig is its x86-64 build)";
+  }
+  if (MUSL_TARGETS[arch].qemu && spawnSync("sh", ["-c", "command -v qemu-aarch64"]).status !== 0) {
+    return "needs qemu-aarch64 (apt: qemu-user)";
+  }
+  return undefined;
+}
+
+/** A short version line for the matrix: the toolchain that built the driver. */
+export const MUSL_CORE_VERSION = `zig ${TOOLCHAINS.zig.version}`;
+
+/**
+ * Builds the driver for one target and runs it. Returns { ok, build, checks,
+ * output, seconds }: build is an error text when the build failed, checks
+ * the parsed lines ({ outcome: "ok"|"FAIL"|"skip", name, detail }).
+ */
+export function runMuslCore(arch) {
+  const target = MUSL_TARGETS[arch];
+  const started = Date.now();
+  const dir = mkdtempSync(join(tmpdir(), "exactspawn-musl-core-"));
+  try {
+    const binary = join(dir, "musl-core");
+    const core = join(root, "native/core");
+    const build = spawnSync(
+      toolchainBin("zig"),
+      [
+        "c++",
+        "-target",
+        target.zig,
+        "-static",
+        "-std=c++17",
+        "-O2",
+        "-Wall",
+        "-Wextra",
+        "-include",
+        join(core, "glibc_floor.h"),
+        `-I${core}`,
+        "-o",
+        binary,
+        join(root, "test/fixtures/musl-core.cc"),
+        ...CORE.map((name) => join(core, `${name}.cc`)),
+      ],
+      {
+        encoding: "utf8",
+        maxBuffer: 1 << 24,
+        env: {
+          ...process.env,
+          ZIG_GLOBAL_CACHE_DIR: join(CACHE, "zig-cache"),
+          ZIG_LOCAL_CACHE_DIR: join(dir, "zig-local-cache"),
+        },
+      },
+    );
+    if (build.status !== 0) {
+      const why = (build.stderr || String(build.error ?? "")).trim().split("\n").slice(-5);
+      return { ok: false, build: `zig c++ failed: ${why.join(" / ")}`, checks: [], output: "" };
+    }
+    const command = target.qemu ? ["qemu-aarch64", binary, "--qemu"] : [binary];
+    const run = spawnSync(command[0], command.slice(1), {
+      encoding: "utf8",
+      cwd: dir,
+      timeout: 300_000,
+    });
+    const output = `${run.stdout ?? ""}${run.stderr ?? ""}`;
+    const checks = (run.stdout ?? "")
+      .split("\n")
+      .map((line) => line.match(/^(ok|FAIL|skip) ([^:]+): (.*)$/))
+      .filter(Boolean)
+      .map(([, outcome, name, detail]) => ({ outcome, name, detail }));
+    const ok = run.status === 0 && checks.length > 0 && checks.every((c) => c.outcome !== "FAIL");
+    const exit = run.status === 0 ? undefined : `exit ${run.status ?? run.signal}`;
+    return { ok, exit, checks, output, seconds: (Date.now() - started) / 1000 };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** One result cell for the matrix: pass (n/m checks) and the skips, or what failed. */
+export function muslCoreSummary(result) {
+  if (result.build) return `FAIL: ${result.build}`;
+  const skipped = result.checks.filter((c) => c.outcome === "skip");
+  const failed = result.checks.filter((c) => c.outcome === "FAIL");
+  const counted = `${result.checks.length - skipped.length}/${result.checks.length} checks`;
+  if (!result.ok) {
+    const what = failed.map((c) => `${c.name}: ${c.detail}`).join("; ");
+    return `FAIL (${counted}): ${what || result.exit || "no checks ran"}`;
+  }
+  const skips = skipped.map((c) => `${c.name} (${c.detail})`).join("; ");
+  return `pass (${counted}, ${result.seconds.toFixed(1)} s)${skips ? `; skipped: ${skips}` : ""}`;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const args = process.argv.slice(2);
+  const only = args.includes("--only") ? args[args.indexOf("--only") + 1].split(",") : undefined;
+  let failed = false;
+  for (const arch of only ?? Object.keys(MUSL_TARGETS)) {
+    if (!(arch in MUSL_TARGETS)) {
+      console.error(`musl-core: unknown target ${arch} (known: x64, arm64)`);
+      process.exit(2);
+    }
+    const { platform } = MUSL_TARGETS[arch];
+    const missing = muslCoreMissing(arch);
+    if (missing) {
+      console.log(`${platform}: skipped: ${missing}`);
+      continue;
+    }
+    const result = runMuslCore(arch);
+    console.log(`== ${platform}`);
+    if (result.output) process.stdout.write(result.output);
+    console.log(`${platform}: ${muslCoreSummary(result)}`);
+    failed ||= !result.ok;
+  }
+  process.exit(failed ? 1 : 0);
+}
