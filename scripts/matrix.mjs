@@ -37,6 +37,8 @@ const EXPECTED = {
 };
 
 const QEMU_SYSROOT = "/usr/aarch64-linux-gnu";
+/** What the musl rows run instead of a JavaScript runtime and the addon file. */
+const DRIVER_ADDON = "native core, static driver (no musl JS runtime here)";
 
 function runtimes() {
   return [
@@ -76,13 +78,18 @@ function runtimes() {
       unavailable: () => muslCoreMissing(arch),
       driver: () => {
         const result = runMuslCore(arch);
-        return { version: MUSL_CORE_VERSION, result: muslCoreSummary(result), ok: result.ok };
+        const loaded = result.checks.some((c) => c.name === "load prebuild" && c.outcome === "ok");
+        const addon = `${DRIVER_ADDON}${loaded ? `; ${relative(root, result.prebuild)} loaded by musl's ld.so (Node-API stubbed)` : ""}`;
+        return {
+          version: MUSL_CORE_VERSION,
+          addon,
+          result: muslCoreSummary(result),
+          ok: result.ok,
+        };
       },
     })),
   ];
 }
-
-const DRIVER_ADDON = "native core, static driver (no musl JS runtime here)";
 
 function version(command) {
   const flag = command.includes("run") ? command.slice(0, -2) : command;
@@ -112,7 +119,7 @@ function core(selected) {
       } catch (error) {
         outcome = { version: "-", result: `unavailable: ${error.message}`, ok: false };
       }
-      rows.push({ ...r, ...outcome, addon: DRIVER_ADDON });
+      rows.push({ addon: DRIVER_ADDON, ...r, ...outcome });
       continue;
     }
     let command;
