@@ -8,7 +8,8 @@
 // native/core/ (unchanged; no Node-API) into a static binary with Zig
 // (pinned in scripts/toolchains.mjs) for x86_64-linux-musl, run directly, and
 // aarch64-linux-musl, run under qemu-aarch64 (no sysroot: it is static). It
-// prints one line per check; see the driver for what each one proves. On
+// prints one line per check; see the driver for what each one proves
+// (musl-core-children.cc: how it starts and watches children through the core). On
 // x86-64 the musl prebuild itself is then loaded by musl's dynamic loader
 // (test/fixtures/musl-load.c, Debian's musl-gcc; its Node-API imports
 // stubbed): the part of loading it that needs no JavaScript runtime.
@@ -161,6 +162,7 @@ export function runMuslCore(arch) {
         "-o",
         binary,
         join(root, "test/fixtures/musl-core.cc"),
+        join(root, "test/fixtures/musl-core-children.cc"),
         ...CORE.map((name) => join(core, `${name}.cc`)),
       ],
       {
