@@ -1,7 +1,10 @@
 import { defineConfig } from "vitest/config";
 
-// Two projects: the native addon, and the child_process fallback
-// (EXACTSPAWN_NATIVE=0), so every engine-dependent guarantee is proven on both.
+// Three projects: the native addon, and the child_process fallback
+// (EXACTSPAWN_NATIVE=0), so every engine-dependent guarantee is proven on both;
+// and the files that exercise the exit watch once more with the waiter Bun and
+// Deno get (its own thread, EXACTSPAWN_EXIT_WATCH=thread; under Node the
+// host's loop waits).
 //
 // `npm test` runs the native project in full and, on the fallback, what
 // depends on the engine; volume tests run their short counts there.
@@ -27,6 +30,7 @@ const NOT_ENGINE_DEPENDENT = [
   "test/env-input.test.ts",
   "test/limits.test.ts",
   "test/limits-kernel.test.ts",
+  "test/matrix-suite.test.ts",
   "test/native.test.ts",
   "test/native/**",
   "test/runtimes.test.ts",
@@ -46,9 +50,20 @@ const NOT_ENGINE_DEPENDENT = [
   "test/soak.test.ts",
 ];
 
+const ALL = ["test/**/*.test.ts"];
+
+// Exits, signals, captured output, reap retries, host exit and worker teardown.
+const EXIT_WATCH = [
+  "test/spawn/behaviour-native.test.ts",
+  "test/spawn/lifecycle.test.ts",
+  "test/spawn/traced-child.test.ts",
+  "test/spawn/host-exit.test.ts",
+  "test/spawn/output-limit.test.ts",
+  "test/faults/worker-terminate.test.ts",
+];
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     // Compiles a stale dist/ first and gives the run a private TMPDIR.
     globalSetup: ["test/global-setup.ts"],
     pool: "forks",
@@ -57,13 +72,22 @@ export default defineConfig({
     // Two cores in CI: keep the spawn-heavy integration files from starving each other.
     maxWorkers: 2,
     projects: [
-      { extends: true, test: { name: "native", env: { EXACTSPAWN_NATIVE: "" } } },
+      { extends: true, test: { name: "native", include: ALL, env: { EXACTSPAWN_NATIVE: "" } } },
       {
         extends: true,
         test: {
           name: "fallback",
+          include: ALL,
           env: { EXACTSPAWN_NATIVE: "0" },
           exclude: long ? BEHAVIOUR : [...BEHAVIOUR, ...NOT_ENGINE_DEPENDENT],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "thread",
+          include: EXIT_WATCH,
+          env: { EXACTSPAWN_NATIVE: "", EXACTSPAWN_EXIT_WATCH: "thread" },
         },
       },
     ],

@@ -53,7 +53,7 @@ void StopWatchingPidfd(Watch* w, bool keep_fd) {
 void OnTeardown(void* arg) {
   EnvState* s = static_cast<EnvState*>(arg);
   s->tearing_down = true;
-  s->events.stop();
+  StopWatchEvents(s);
   Watch* next;
   for (Watch* w = s->head; w != nullptr; w = next) {
     next = w->next;
@@ -225,6 +225,7 @@ void InitChildWatch(Napi::Env env, Napi::Object exports) {
   Napi::Function ctor = DefineChildHandle(env);
   napi_create_reference(env, ctor, 1, &state->handle_ctor);
   exports.Set("ChildHandle", ctor);
+  exports.Set("useHostLoop", Napi::Function::New(env, UseHostLoop, "useHostLoop"));
   env.SetInstanceData<EnvState, FinalizeState>(state);
   // Registered after the thread-safe function, so it runs before that
   // function's own teardown (cleanup hooks run in reverse order).

@@ -4,11 +4,11 @@
 // output), exit_delivery.cc (the values and calls into JavaScript) and
 // child_handle.cc (the handle's methods), over watch_state.h.
 //
-// A pidfd (pidfd_open(2)) is registered with the environment's event
-// thread (watch_events.cc, core/event_thread.h: one thread per environment,
-// blocking in epoll_wait, whatever the number of children), which reports
-// it through a thread-safe function onto the environment's thread; nothing
-// here uses libuv, so the addon runs under Node, Bun and Deno alike. On the
+// A pidfd (pidfd_open(2)) is registered with the environment's event set
+// (watch_events.cc, core/event_set.h: one epoll set per environment, whatever
+// the number of children), waited for by the host's own loop under Node or
+// by a thread of the set's own elsewhere (host_loop.h), so the addon runs
+// under Node, Bun and Deno alike. On the
 // first report exactly that pid is reaped with wait4(2), the pidfd is
 // unregistered and closed, and the JS callback receives
 // { exitCode, signal, userCpuMicros, systemCpuMicros, maxRssKiB }. A cleanup hook

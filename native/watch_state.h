@@ -3,8 +3,8 @@
 // and the ChildHandle methods (child_handle.cc) share. Internal to the addon.
 //
 // Everything here runs on the thread of the environment that spawned the
-// child; nothing is locked. Only the environment's EventThread (which waits
-// for the fds on its own thread) is shared, and it locks itself.
+// child; nothing is locked. Only the environment's EventSet (whose thread,
+// where it has one, waits for the fds) is shared, and it locks itself.
 #pragma once
 
 #include <napi.h>
@@ -19,7 +19,7 @@
 
 #include "core/child_exit.h"
 #include "core/child_path.h"
-#include "core/event_thread.h"
+#include "core/event_set.h"
 #include "core/pipe.h"
 #include "core/reap.h"
 
@@ -27,6 +27,7 @@ namespace exactspawn {
 
 class ChildHandle;
 struct EnvState;
+struct LoopWaiter;
 struct Watch;
 
 // One captured pipe: the parent's read end, polled and read by the addon.
@@ -97,12 +98,17 @@ struct Source {
 struct EnvState {
   napi_env env = nullptr;
   napi_ref handle_ctor = nullptr;  // deleted by FinalizeState (valgrind: 40 bytes per env)
-  // Carries the event thread's reports onto this environment's thread; ref'd
-  // only while `holds` > 0.
+  // The pidfds and captured pipes (and reap retries) of every watch, waited
+  // for from the first watch on by the host's loop when host_loop_wanted and
+  // the host exports it (loop_waiter), else by the set's own thread.
+  EventSet events;
+  bool host_loop_wanted = false;
+  LoopWaiter* loop_waiter = nullptr;
+  // Carries the thread's reports onto this environment's thread; ref'd only
+  // while `holds` > 0.
   napi_threadsafe_function events_to_js = nullptr;
-  EventThread events;  // started on the first watch
   std::unordered_map<uint64_t, Source> sources;
-  uint64_t next_token = 1;
+  uint64_t next_token = EventSet::kFirstToken;
   size_t holds = 0;  // watches whose child (or capture) should keep the host alive
   std::vector<uint64_t> spare_batch;
   bool tearing_down = false;
@@ -137,8 +143,14 @@ void OnPidfdReady(Watch* w);
 // watch_events.cc
 // Makes the thread-safe function; 0 or a Node-API status.
 napi_status InitWatchEvents(napi_env env, EnvState* s);
-// Starts the event thread unless it runs; 0 or -errno with *failed_call set.
+// Starts waiting for the event set unless something waits already (the
+// host's loop or a thread, see EnvState); 0 or -errno with *failed_call set.
 int StartWatchEvents(EnvState* s, const char** failed_call);
+// Stops waiting (teardown): joins the thread; the host's loop poll stopped before.
+void StopWatchEvents(EnvState* s);
+// useHostLoop(wanted): asks for the host's loop (before the first watch);
+// returns "host-loop" or "thread", what the watch uses or will use.
+Napi::Value UseHostLoop(const Napi::CallbackInfo& info);
 // Registers fd; 0 or -errno (epoll_ctl).
 int WatchFd(Watch* w, Reader* r, int fd, uint64_t* token);
 // Asks for one more report of a registered fd.

@@ -8,15 +8,19 @@
 //       addon file in use (or the fallback and why), result. The musl rows
 //       run no JavaScript (none runs on musl here): scripts/musl-core.mjs
 //       builds the addon's native core into a static driver and runs it.
-//   node scripts/matrix.mjs --suite 24
-//       runs the whole vitest suite under Node 24 (22 and 26 likewise).
+//   node scripts/matrix.mjs --suite 24 [test files...]
+//       runs the whole vitest suite (or the files given) under Node 24 (22 and
+//       26 likewise) and ends with one line: Node version, addon file in use,
+//       tests and files passed/failed/skipped, exit status, seconds
+//       (scripts/matrix-suite.mjs).
 // Runtimes come from the npm registry, pinned in scripts/toolchains.mjs.
 // Exit status 1 when a row fails that is expected to pass; rows expected to
 // fail today (see EXPECTED) are reported as such.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { delimiter, dirname, join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { runSuite } from "./matrix-suite.mjs";
 import {
   MUSL_CORE_VERSION,
   MUSL_TARGETS,
@@ -31,10 +35,7 @@ const args = process.argv.slice(2);
 const flagValue = (flag) => (args.includes(flag) ? args[args.indexOf(flag) + 1] : undefined);
 
 /** Rows that fail today for a known reason outside this repository's reach, or not yet fixed. */
-const EXPECTED = {
-  bun: "Bun has no libuv: the addon's exit watch (uv_poll) aborts the process until the watch no longer uses libuv",
-  deno: "Deno frees the async cleanup hook handle twice at exit unless the addon works around it",
-};
+const EXPECTED = {};
 
 const QEMU_SYSROOT = "/usr/aarch64-linux-gnu";
 /** What the musl rows run instead of a JavaScript runtime and the addon file. */
@@ -202,15 +203,8 @@ function table(rows) {
 const suite = flagValue("--suite");
 if (suite !== undefined) {
   const node = toolchainBin(`node${suite}`);
-  const started = Date.now();
-  const run = spawnSync(node, [join(root, "node_modules/vitest/vitest.mjs"), "run"], {
-    cwd: root,
-    stdio: "inherit",
-    env: { ...process.env, PATH: `${dirname(node)}${delimiter}${process.env.PATH}` },
-  });
-  const seconds = Math.round((Date.now() - started) / 1000);
-  console.log(`suite under Node ${version([node])}: exit ${run.status} in ${seconds} s`);
-  process.exit(run.status ?? 1);
+  const only = args.slice(args.indexOf("--suite") + 2).filter((a) => !a.startsWith("--"));
+  process.exit(runSuite({ node, version: version([node]), root, only }));
 }
 
 if (!existsSync(join(root, "dist/index.js"))) {

@@ -40,7 +40,7 @@ const CORE = [
   "reap",
   "run_sync",
   "pipe",
-  "event_thread",
+  "event_set",
   "signal_names",
   "resource_limits",
 ];

@@ -60,6 +60,9 @@ if (!leaksOnly) {
       "run",
       "--project",
       "native",
+      // The exit watch's other waiter (its own thread, as under Bun and Deno) on its files.
+      "--project",
+      "thread",
       ...(files.length > 0
         ? files
         : [

@@ -12,6 +12,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { firstLine } from "./errors.js";
+import { currentRuntime, type ExitWatch, wantsHostLoop } from "./exit-watch-mode.js";
 import { hostLoggerSet, libraryChild, logger, stderrLogger } from "./log.js";
 import { hostLibc, locateAddon } from "./native-locate.js";
 
@@ -226,6 +227,11 @@ export interface NativeBinding {
    * the addon has a bug; refused, never fatal).
    */
   debugCounters?(): { reapRetries: number; invalidWatchMoves: number };
+  /**
+   * Asks for the host's event loop to wait for exits (true) or for the addon's
+   * own thread (false); call before the first spawn. Returns what is used.
+   */
+  useHostLoop?(wanted: boolean): ExitWatch;
 }
 
 export interface NativeStatus {
@@ -234,6 +240,8 @@ export interface NativeStatus {
   readonly reason: string | undefined;
   /** e.g. "linux-x64 glibc-2.36 node-20.20.2 abi-115". */
   readonly platform: string;
+  /** Who waits for exits (src/exit-watch-mode.ts); undefined when the addon is not in use. */
+  readonly exitWatch?: ExitWatch | undefined;
 }
 
 export const PACKAGE_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -302,7 +310,8 @@ function load(): { binding: NativeBinding | null; status: NativeStatus } {
     binding = createRequire(import.meta.url)(located.path) as NativeBinding;
     const shortfall = kernelShortfall(binding);
     if (shortfall === undefined) {
-      return { binding, status: { loaded: true, reason: undefined, platform } };
+      const exitWatch = binding.useHostLoop?.(wantsHostLoop(currentRuntime()));
+      return { binding, status: { loaded: true, reason: undefined, platform, exitWatch } };
     }
     cause = shortfall;
     failure = new Error(shortfall);

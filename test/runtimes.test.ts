@@ -6,6 +6,10 @@
  * when they are found ($BUN / $DENO, else `bun` / `deno` on PATH). A runtime
  * that is not found is skipped with the reason. The script runs the compiled
  * dist/ (kept current by test/global-setup.ts).
+ *
+ * Node's children are watched by its own event loop, every other runtime's
+ * by the addon's thread (src/exit-watch-mode.ts); Node runs once more with
+ * EXACTSPAWN_EXIT_WATCH=thread, so both ways run here.
  */
 import { spawnSync } from "node:child_process";
 import { accessSync, constants } from "node:fs";
@@ -38,12 +42,34 @@ interface Runtime {
   variable: string;
   command: string | undefined;
   args: string[];
+  env?: Record<string, string>;
+  exitWatch: "host-loop" | "thread";
 }
 
 const runtimes: Runtime[] = [
-  { name: "node", variable: "", command: process.execPath, args: [] },
-  { name: "bun", variable: "BUN", command: findRuntime("BUN", "bun"), args: [] },
-  { name: "deno", variable: "DENO", command: findRuntime("DENO", "deno"), args: ["run", "-A"] },
+  { name: "node", variable: "", command: process.execPath, args: [], exitWatch: "host-loop" },
+  {
+    name: "node with EXACTSPAWN_EXIT_WATCH=thread",
+    variable: "",
+    command: process.execPath,
+    args: [],
+    env: { EXACTSPAWN_EXIT_WATCH: "thread" },
+    exitWatch: "thread",
+  },
+  {
+    name: "bun",
+    variable: "BUN",
+    command: findRuntime("BUN", "bun"),
+    args: [],
+    exitWatch: "thread",
+  },
+  {
+    name: "deno",
+    variable: "DENO",
+    command: findRuntime("DENO", "deno"),
+    args: ["run", "-A"],
+    exitWatch: "thread",
+  },
 ];
 
 describe.runIf(nativeStatus().loaded)("the core behaviours on each runtime", () => {
@@ -55,13 +81,14 @@ describe.runIf(nativeStatus().loaded)("the core behaviours on each runtime", () 
         cwd: root,
         encoding: "utf8",
         timeout: 60_000,
-        env: { ...process.env, EXACTSPAWN_NATIVE: "required", NO_COLOR: "1" },
+        env: { ...process.env, EXACTSPAWN_NATIVE: "required", NO_COLOR: "1", ...runtime.env },
       });
       const report = `${run.stdout}\n${run.stderr}`;
       expect(report).not.toMatch(/double free|Segmentation|panic|crash/i);
       expect(run.signal, report).toBeNull();
       expect(run.status, report).toBe(0);
       expect(run.stdout).toContain("core-behaviours: done");
+      expect(run.stdout).toContain(`exit watch: ${runtime.exitWatch}`);
     });
   }
 });

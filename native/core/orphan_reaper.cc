@@ -11,7 +11,7 @@
 #include <new>
 #include <vector>
 
-#include "event_thread.h"
+#include "event_set.h"
 #include "reap.h"
 
 namespace exactspawn {
@@ -19,7 +19,7 @@ namespace exactspawn {
 namespace {
 
 // Never destroyed: its thread runs for the rest of the process.
-EventThread* reaper = nullptr;
+EventSet* reaper = nullptr;
 int reaper_error = 0;
 std::once_flag reaper_once;
 // Touched on the reaper's thread only: the back-off of each child that
@@ -70,14 +70,14 @@ void pin_library() {
 
 void start_reaper() {
   pin_library();
-  EventThread* thread = new (std::nothrow) EventThread();
+  EventSet* thread = new (std::nothrow) EventSet();
   backoffs = new (std::nothrow) std::map<uint64_t, ReapBackoff>();
   if (thread == nullptr || backoffs == nullptr) {
     reaper_error = ENOMEM;
     return;
   }
   reaper = thread;
-  int err = reaper->start(reap_ready, nullptr);
+  int err = reaper->start_thread(reap_ready, nullptr);
   if (err < 0) reaper_error = -err;
 }
 

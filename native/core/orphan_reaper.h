@@ -2,7 +2,7 @@
 // the host environment was torn down while they ran), so they never stay
 // zombies of a process that lives on.
 //
-// One process-wide EventThread (event_thread.h), started on first use,
+// One process-wide EventSet (event_set.h), started on first use,
 // blocks in epoll_wait(2) on the handed-over pidfds (all signals blocked in
 // it) and wait4(2)s each pid on its own thread when its pidfd turns
 // readable, then closes the pidfd; a child not waitable yet (traced) is
