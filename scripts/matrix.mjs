@@ -5,7 +5,9 @@
 //       exit and signal, a spilled 300 KB bash value, a sandbox, exit) under
 //       this Node, Node 22/24/26 (x64), Node 24 for arm64 under qemu-aarch64,
 //       Bun and Deno, and prints the table: platform, runtime, version, the
-//       addon file in use (or the fallback and why), result.
+//       addon file in use (or the fallback and why), result. The musl rows
+//       run no JavaScript (none runs on musl here): scripts/musl-core.mjs
+//       builds the addon's native core into a static driver and runs it.
 //   node scripts/matrix.mjs --suite 24 [test files...]
 //       runs the whole vitest suite (or the files given) under Node 24 (22 and
 //       26 likewise) and ends with one line: Node version, addon file in use,
@@ -19,6 +21,13 @@ import { existsSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runSuite } from "./matrix-suite.mjs";
+import {
+  MUSL_CORE_VERSION,
+  MUSL_TARGETS,
+  muslCoreMissing,
+  muslCoreSummary,
+  runMuslCore,
+} from "./musl-core.mjs";
 import { toolchainBin } from "./toolchains.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -29,6 +38,8 @@ const flagValue = (flag) => (args.includes(flag) ? args[args.indexOf(flag) + 1] 
 const EXPECTED = {};
 
 const QEMU_SYSROOT = "/usr/aarch64-linux-gnu";
+/** What the musl rows run instead of a JavaScript runtime and the addon file. */
+const DRIVER_ADDON = "native core, static driver (no musl JS runtime here)";
 
 function runtimes() {
   return [
@@ -61,6 +72,23 @@ function runtimes() {
       runtime: "deno",
       command: () => [toolchainBin("deno"), "run", "-A"],
     },
+    ...Object.entries(MUSL_TARGETS).map(([arch, target]) => ({
+      key: `musl-${arch}`,
+      platform: target.platform,
+      runtime: "none",
+      unavailable: () => muslCoreMissing(arch),
+      driver: () => {
+        const result = runMuslCore(arch);
+        const loaded = result.checks.some((c) => c.name === "load prebuild" && c.outcome === "ok");
+        const addon = `${DRIVER_ADDON}${loaded ? `; ${relative(root, result.prebuild)} loaded by musl's ld.so (Node-API stubbed)` : ""}`;
+        return {
+          version: MUSL_CORE_VERSION,
+          addon,
+          result: muslCoreSummary(result),
+          ok: result.ok,
+        };
+      },
+    })),
   ];
 }
 
@@ -83,6 +111,16 @@ function core(selected) {
     const missing = r.unavailable?.();
     if (missing) {
       rows.push({ ...r, version: "-", addon: "-", result: `skipped: ${missing}`, ok: null });
+      continue;
+    }
+    if (r.driver) {
+      let outcome;
+      try {
+        outcome = r.driver();
+      } catch (error) {
+        outcome = { version: "-", result: `unavailable: ${error.message}`, ok: false };
+      }
+      rows.push({ addon: DRIVER_ADDON, ...r, ...outcome });
       continue;
     }
     let command;
