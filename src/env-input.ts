@@ -101,10 +101,40 @@ export function envPairBytes(name: string, value: EnvValue): number {
   return Buffer.byteLength(name, "utf8") + 1 + byteLength(value) + 1;
 }
 
+/** Names up to this many units are checked by one loop here (see plainNameBytes). */
+const SHORT_NAME = 64;
+
+/**
+ * The UTF-8 size of `name` when one short loop proves it a valid name: a
+ * string of 1 to SHORT_NAME units, all ASCII (so one byte each and no lone
+ * surrogate), neither NUL nor '='. -1 for anything else, which
+ * assertEnvName then judges. For a typical name this replaces three scans
+ * and a call into C++ (Buffer.byteLength).
+ */
+function plainNameBytes(name: unknown): number {
+  if (typeof name !== "string") return -1;
+  const units = name.length;
+  if (units === 0 || units > SHORT_NAME) return -1;
+  for (let i = 0; i < units; i++) {
+    const unit = name.charCodeAt(i);
+    if (unit === 0 || unit === EQUALS || unit > 0x7f) return -1;
+  }
+  return units;
+}
+
 function entry(name: string, value: unknown, where: string): EnvEntry {
-  assertEnvName(name, where);
+  let nameBytes = plainNameBytes(name);
+  if (nameBytes < 0) {
+    assertEnvName(name, where);
+    nameBytes = Buffer.byteLength(name, "utf8");
+  }
+  if (typeof value === "string") {
+    if (value.includes("\0")) badValue(where, name, "contains NUL");
+    if (!value.isWellFormed()) badValue(where, name, "contains a lone UTF-16 surrogate");
+    return { name, value, bytes: nameBytes + Buffer.byteLength(value, "utf8") + 2 };
+  }
   assertEnvValue(name, value, where);
-  return { name, value, bytes: Buffer.byteLength(name, "utf8") + 1 + byteLength(value) + 1 };
+  return { name, value, bytes: nameBytes + 1 + byteLength(value) + 1 };
 }
 
 function entryFromPair(pair: unknown, index: number, where: string): EnvEntry {
