@@ -73,7 +73,7 @@ describe("children that die by a signal", () => {
     >(`
       ${MEASURE}
       const sleeper = spawn("/bin/sleep", ["60"]);
-      setTimeout(() => process.kill(sleeper.pid, "SIGKILL"), 50);
+      setTimeout(() => sleeper.kill("SIGKILL"), 50);
       const killed = await sleeper.then(() => null, describeError);
       // A program that really faults: sh raises SIGSEGV on itself at default disposition.
       const segv = await spawn("/bin/sh", ["-c", "kill -SEGV $$"]).then(() => null, describeError);
@@ -180,7 +180,7 @@ describe("a worker thread terminated with children alive", () => {
       const running = (pid) => { try { return readFileSync("/proc/" + pid + "/stat", "utf8").split(") ")[1][0] !== "Z"; } catch { return false; } };
       const runningAfterTerminate = pids.filter(running).length;
       const hostAlive = (await spawn("/bin/echo", ["alive"])).stdout.trim();
-      for (const pid of pids) process.kill(pid, "SIGKILL");
+      for (const pid of pids) process.kill(pid, "SIGKILL"); // pid pinned: a sleeping child of this host, unreaped
       // Only the native engine reaps them (below); on the fallback nobody
       // does, so waiting for them to go would only wait out the limit.
       if (nativeStatus().loaded) {

@@ -17,7 +17,13 @@ import { Worker } from "node:worker_threads";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { nativeStatus, type SpawnOptions, spawn } from "../../src/index.js";
 import { type NativeBinding, nativeBinding } from "../../src/native.js";
-import { eventually, isRunning, openFds, zombieChildren } from "../fixtures/process-state.js";
+import {
+  eventually,
+  isRunning,
+  LeftBehind,
+  openFds,
+  zombieChildren,
+} from "../fixtures/process-state.js";
 
 const root = resolve(import.meta.dirname, "../..");
 const dist = pathToFileURL(join(root, "dist/index.js")).href;
@@ -238,17 +244,11 @@ describe.runIf(nativeStatus().loaded)("parentDeathSignal (native engine)", () =>
     dir = mkdtempSync(join(tmpdir(), "exactspawn-pdeath-"));
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  const leftovers: number[] = [];
+  const leftovers = new LeftBehind();
   const hosts: ChildProcess[] = [];
   afterEach(() => {
     for (const host of hosts.splice(0)) host.kill("SIGKILL");
-    for (const pid of leftovers.splice(0)) {
-      try {
-        process.kill(pid, "SIGKILL");
-      } catch {
-        // already gone, as it should be
-      }
-    }
+    leftovers.killAll();
   });
 
   /** A Node host running `source`; it prints a JSON array of pids once. */
@@ -263,7 +263,7 @@ describe.runIf(nativeStatus().loaded)("parentDeathSignal (native engine)", () =>
         out += chunk.toString();
         if (out.includes("\n")) {
           const pids = JSON.parse(out) as number[];
-          leftovers.push(...pids);
+          leftovers.add(...pids);
           resolvePids(pids);
         }
       });

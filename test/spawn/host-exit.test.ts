@@ -18,7 +18,13 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nativeStatus } from "../../src/index.js";
 import { inspectBinary, signalStateAddon } from "../fixtures/build.js";
-import { eventually, isRunning } from "../fixtures/process-state.js";
+import {
+  eventually,
+  isRunning,
+  seen,
+  signalSeen,
+  stillRunning,
+} from "../fixtures/process-state.js";
 
 const root = resolve(import.meta.dirname, "../..");
 const dist = pathToFileURL(join(root, "dist/index.js")).href;
@@ -36,15 +42,11 @@ function runHost(
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
+/** SIGKILLs the still-running sleeps and waits until none runs. */
 function killAndGone(pids: number[]): Promise<boolean> {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }
-  return eventually(() => pids.every((pid) => !isRunning(pid)));
+  const sleepers = pids.map(seen);
+  for (const sleeper of sleepers) signalSeen(sleeper);
+  return eventually(() => !sleepers.some(stillRunning));
 }
 
 describe.runIf(nativeStatus().loaded)("host exit and teardown (native engine)", () => {
@@ -114,7 +116,7 @@ describe.runIf(nativeStatus().loaded)("host exit and teardown (native engine)", 
         const pids = await new Promise((r) => worker.once("message", r));
         if (how === "terminate") await worker.terminate();
         else await new Promise((r) => worker.once("exit", r));
-        for (const pid of pids) process.kill(pid, "SIGKILL");
+        for (const pid of pids) process.kill(pid, "SIGKILL"); // pid pinned: a sleeping child of this host, unreaped
         const end = Date.now() + 50000; // a hang guard (two runs under the 110 s host timeout), not a load limit
         while (!pids.every(gone) && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
         return { all: pids.length, zombies: pids.filter(zombie).length, gone: pids.filter(gone).length };

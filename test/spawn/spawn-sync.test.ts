@@ -11,7 +11,14 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { nativeStatus, SpawnError, SubprocessError, spawnSync } from "../../src/index.js";
 import { inspectBinary } from "../fixtures/build.js";
-import { eventually, isRunning, openFds, zombieChildren } from "../fixtures/process-state.js";
+import {
+  eventually,
+  isRunning,
+  openFds,
+  seen,
+  signalSeen,
+  zombieChildren,
+} from "../fixtures/process-state.js";
 
 const native = nativeStatus().loaded;
 
@@ -22,14 +29,6 @@ function thrown(run: () => unknown): unknown {
     return error;
   }
   throw new Error("expected a throw");
-}
-
-function killIfRunning(pid: number): void {
-  try {
-    process.kill(pid, "SIGKILL");
-  } catch {
-    // already gone
-  }
 }
 
 describe(`spawnSync (${native ? "native" : "fallback"})`, () => {
@@ -113,10 +112,11 @@ describe(`spawnSync (${native ? "native" : "fallback"})`, () => {
       reject: false,
     });
     const grandchild = Number(String(result.stdout).trim());
+    const sleeper = seen(grandchild); // undefined when the group kill already took it
     expect(result.failure).toBe("timeout");
     expect(grandchild).toBeGreaterThan(0);
     const gone = await eventually(() => !isRunning(grandchild));
-    killIfRunning(grandchild);
+    signalSeen(sleeper);
     expect(gone).toBe(true);
   });
 
@@ -134,7 +134,7 @@ describe(`spawnSync (${native ? "native" : "fallback"})`, () => {
     () => {
       const result = spawnSync("/bin/sh", ["-c", "/bin/sleep 1000 & echo $!"], { timeout: 300 });
       const grandchild = Number(String(result.stdout).trim());
-      killIfRunning(grandchild);
+      signalSeen(seen(grandchild)); // still sleeping: the pid is its own
       expect(result).toMatchObject({ exitCode: 0, signal: null, failure: null });
       expect(grandchild).toBeGreaterThan(0);
     },

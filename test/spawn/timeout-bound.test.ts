@@ -9,18 +9,10 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { spawn } from "../../src/index.js";
-import { isRunning } from "../fixtures/process-state.js";
+import { isRunning, LeftBehind } from "../fixtures/process-state.js";
 
-const leftBehind: number[] = [];
-afterEach(() => {
-  for (const pid of leftBehind.splice(0)) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }
-});
+const leftBehind = new LeftBehind();
+afterEach(() => leftBehind.killAll());
 
 describe("a timeout with output held open by a grandchild", () => {
   it.each([
@@ -33,7 +25,7 @@ describe("a timeout with output held open by a grandchild", () => {
       reject: false,
     });
     const grandchild = Number(String(result.stdout).trim());
-    leftBehind.push(grandchild);
+    leftBehind.add(grandchild);
     const aliveAtSettle = isRunning(grandchild);
     expect({ ...result, durationMs: 0, resourceUsage: null, native: false, pid: 0 }).toEqual({
       pid: 0,
@@ -56,7 +48,7 @@ describe("a timeout with output held open by a grandchild", () => {
       reject: false,
     });
     const grandchild = Number(String(result.stdout).trim());
-    leftBehind.push(grandchild);
+    leftBehind.add(grandchild);
     expect(isRunning(grandchild)).toBe(true);
     expect(result).toMatchObject({ exitCode: null, signal: "SIGTERM", failure: "timeout" });
   });
@@ -71,7 +63,7 @@ describe("a timeout with output held open by a grandchild", () => {
     setTimeout(() => controller.abort(), 300);
     const result = await run;
     const grandchild = Number(String(result.stdout).trim());
-    leftBehind.push(grandchild);
+    leftBehind.add(grandchild);
     expect(isRunning(grandchild)).toBe(true);
     expect(result).toMatchObject({ exitCode: 0, signal: null, failure: null });
   });

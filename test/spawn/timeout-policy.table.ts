@@ -10,7 +10,7 @@
  */
 import { expect } from "vitest";
 import type { SpawnSyncOptions } from "../../src/index.js";
-import { eventually, isRunning } from "../fixtures/process-state.js";
+import { eventually, isRunning, LeftBehind } from "../fixtures/process-state.js";
 
 export interface TimeoutCase {
   readonly name: string;
@@ -120,17 +120,11 @@ interface RunResult {
   readonly timedOut?: boolean;
 }
 
-const leftBehind: number[] = [];
+const leftBehind = new LeftBehind();
 
 /** Kills what a case left running (call from afterEach). */
 export function killLeftBehind(): void {
-  for (const pid of leftBehind.splice(0)) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }
+  leftBehind.killAll();
 }
 
 /**
@@ -147,7 +141,7 @@ export async function expectOutcome(testCase: TimeoutCase, outcome: unknown): Pr
     const newline = stdout.indexOf("\n");
     const pid = Number(stdout.slice(0, newline));
     expect(pid).toBeGreaterThan(0);
-    leftBehind.push(pid);
+    leftBehind.add(pid);
     stdout = stdout.slice(newline + 1);
     // Killed at the leader's exit: gone a moment later (init reaps it), so wait for that event.
     grandchild =

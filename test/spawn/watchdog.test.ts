@@ -22,8 +22,6 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import {
-  accessSync,
-  constants,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -35,26 +33,40 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { eventually, isRunning } from "../fixtures/process-state.js";
+import { pidNamespaceMissing, runInPidNamespace } from "../fixtures/pid-namespace.js";
+import {
+  eventually,
+  isRunning,
+  LeftBehind,
+  type SeenProcess,
+  seen,
+  signalSeen,
+  stillRunning,
+} from "../fixtures/process-state.js";
 
 const root = resolve(import.meta.dirname, "../..");
 const dist = pathToFileURL(join(root, "dist/index.js")).href;
 let dir: string;
-const started: number[] = [];
+// Every process a test starts or learns of, recorded while it runs: afterEach
+// kills what is left, and "gone" means gone for that process, not its pid.
+const started = new LeftBehind();
+const seenByPid = new Map<number, SeenProcess>();
+function record(pids: readonly number[]): void {
+  started.add(...pids);
+  for (const pid of pids) {
+    const process = seen(pid);
+    if (process !== undefined) seenByPid.set(pid, process);
+  }
+}
 
 beforeAll(() => {
   // dist/ is current: the global setup compiled it (recompiling here raced other files importing it).
   dir = mkdtempSync(join(tmpdir(), "exactspawn-watchdog-"));
 });
 
-afterEach(async () => {
-  for (const pid of started.splice(0)) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }
+afterEach(() => {
+  started.killAll();
+  seenByPid.clear();
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -122,7 +134,7 @@ function startHost(steps: readonly Step[], ending: Ending, quietStdout = false):
   const file = join(dir, `host-${id}.mjs`);
   writeFileSync(file, hostSource(id, steps, ending, quietStdout));
   const child = spawn(process.execPath, [file], { stdio: ["ignore", "pipe", "pipe"] });
-  if (child.pid !== undefined) started.push(child.pid);
+  if (child.pid !== undefined) record([child.pid]);
   let out = "";
   let err = "";
   const reportFrom = (text: string) =>
@@ -135,7 +147,7 @@ function startHost(steps: readonly Step[], ending: Ending, quietStdout = false):
       const line = reportFrom(quietStdout ? err : out);
       if (line === undefined) return;
       const parsed = JSON.parse(line) as { pid: number; steps: number[][] };
-      started.push(...parsed.steps.flat());
+      record(parsed.steps.flat());
       resolvePromise(parsed);
     };
     child.stdout!.on("data", (chunk: Buffer) => {
@@ -154,6 +166,46 @@ function startHost(steps: readonly Step[], ending: Ending, quietStdout = false):
   const stdoutEnded = new Promise<void>((r) => child.stdout!.once("end", () => r()));
   return { child, report, exited, stdoutEnded };
 }
+
+/**
+ * Run as pid 1 of its own pid namespace: a host whose cleanup child has
+ * exited and been reaped, then a stranger steered onto the leader's id, then
+ * the host SIGKILLed. Prints what it saw as JSON.
+ */
+const STRANGER_SCENARIO = `
+import { spawn } from "node:child_process";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+const HOST = \`
+  const { spawn } = await import(DIST);
+  const run = await spawn("/bin/true", [], { cleanup: true });
+  console.log(run.pid);
+  setInterval(() => {}, 1000);
+\`;
+const host = spawn(process.execPath, ["--input-type=module", "-e", HOST], { stdio: ["ignore", "pipe", "inherit"] });
+const leader = await new Promise((resolve) => {
+  let out = "";
+  host.stdout.on("data", (chunk) => {
+    out += chunk;
+    if (out.includes("\\n")) resolve(Number(out.trim()));
+  });
+});
+const stat = (pid) => { try { return readFileSync("/proc/" + pid + "/stat", "utf8"); } catch { return undefined; } };
+const running = (pid) => { const s = stat(pid); return s !== undefined && s.slice(s.lastIndexOf(")") + 2)[0] !== "Z"; };
+const watchdogs = readdirSync("/proc").filter((entry) => {
+  const s = /^\\d+$/.test(entry) ? stat(entry) : undefined;
+  if (s === undefined || Number(s.slice(s.lastIndexOf(")") + 2).split(" ")[1]) !== host.pid) return false;
+  try { return readFileSync("/proc/" + entry + "/cmdline", "utf8").split("\\0")[0] === "exactspawn-watchdog"; } catch { return false; }
+}).map(Number);
+writeFileSync("/proc/sys/kernel/ns_last_pid", String(leader - 1));
+const stranger = spawn("/bin/sleep", ["1000"], { detached: true, stdio: "ignore" });
+const exited = new Promise((resolve) => host.once("exit", resolve));
+host.kill("SIGKILL");
+await exited;
+// Orphans come to this process (pid 1), which never reaps them: a zombie is gone.
+while (watchdogs.some(running)) await new Promise((resolve) => setTimeout(resolve, 20));
+console.log(JSON.stringify({ steered: stranger.pid === leader, watchdogs: watchdogs.length, watchdogGone: true, strangerRuns: running(leader) }));
+process.exit(0);
+`;
 
 /** Pids whose parent is `parent` and whose argv[0] is the watchdog's. */
 function watchdogsOf(parent: number): number[] {
@@ -181,7 +233,8 @@ function inheritableFdsOf(pid: number): string[] {
   });
 }
 
-const allGone = (pids: readonly number[]) => eventually(() => pids.every((p) => !isRunning(p)));
+const allGone = (pids: readonly number[]) =>
+  eventually(() => pids.every((p) => !stillRunning(seenByPid.get(p) ?? seen(p))));
 
 describe("a bash step ends with its host (cleanup, the runtime.bash default)", () => {
   for (const [ending, how] of [
@@ -197,9 +250,9 @@ describe("a bash step ends with its host (cleanup, the runtime.bash default)", (
       expect(pids).toHaveLength(4); // three sleeps and bash
       const watchdogs = watchdogsOf(pid);
       expect(watchdogs).toHaveLength(1);
-      if (ending !== "wait") process.kill(pid, "SIGUSR2");
-      if (how === "SIGKILL") process.kill(pid, "SIGKILL");
-      if (how === "SIGTERM") process.kill(pid, "SIGTERM");
+      if (ending !== "wait") host.child.kill("SIGUSR2");
+      if (how === "SIGKILL") host.child.kill("SIGKILL");
+      if (how === "SIGTERM") host.child.kill("SIGTERM");
       const end = await host.exited;
       if (how === "process.exit()") expect(end).toEqual({ code: 0, signal: null });
       if (how === "an uncaught exception") expect(end.code).toBe(1);
@@ -230,7 +283,7 @@ describe("a bash step ends with its host (cleanup, the runtime.bash default)", (
     expect(fds["0"]).toMatch(/^(pipe|socket):/);
     expect(fds["0"]).not.toBe(hostStdout);
     expect([fds["1"], fds["2"]]).toEqual(["/dev/null", "/dev/null"]);
-    process.kill(pid, "SIGKILL");
+    host.child.kill("SIGKILL");
     await host.exited;
   });
 
@@ -246,7 +299,7 @@ describe("a bash step ends with its host (cleanup, the runtime.bash default)", (
     await host.stdoutEnded;
     expect(isRunning(pid)).toBe(true);
     expect(isRunning(watchdogs[0]!)).toBe(true);
-    process.kill(pid, "SIGKILL");
+    host.child.kill("SIGKILL");
     expect(await allGone(steps[0]!)).toBe(true);
   });
 
@@ -257,8 +310,8 @@ describe("a bash step ends with its host (cleanup, the runtime.bash default)", (
       [{ body: THREE_SLEEPS, cleanup: false }, { body: THREE_SLEEPS }],
       "wait",
     );
-    const { pid, steps } = await host.report;
-    process.kill(pid, "SIGKILL");
+    const { steps } = await host.report;
+    host.child.kill("SIGKILL");
     await host.exited;
     expect(await allGone(steps[1]!)).toBe(true);
     expect(steps[0]!.every((p) => isRunning(p))).toBe(true);
@@ -272,11 +325,11 @@ describe("a bash step ends with its host (cleanup, the runtime.bash default)", (
       "setsid sleep 1000 & e=$!; " +
       'until [ "$(cut -d\' \' -f6 /proc/$e/stat)" = "$e" ]; do sleep 0.01; done; mark $e';
     const host = startHost([{ body: `${escapee}; sleep 1000 & mark $!` }], "wait");
-    const { pid, steps } = await host.report;
+    const { steps } = await host.report;
     // `setsid CMD &` forks (bash's background child is a group member), so setsid
     // itself execs sleep in a new session: the pid bash printed is that sleep.
     const [escaped, member, bash] = steps[0]!;
-    process.kill(pid, "SIGKILL");
+    host.child.kill("SIGKILL");
     await host.exited;
     expect(await allGone([member!, bash!])).toBe(true);
     expect(isRunning(escaped!)).toBe(true);
@@ -288,18 +341,19 @@ describe("a bash step ends with its host (cleanup, the runtime.bash default)", (
     const { pid, steps } = await host.report;
     const [first] = watchdogsOf(pid);
     expect(first).toBeDefined();
-    process.kill(first!, "SIGKILL");
+    record([first!]);
+    signalSeen(seenByPid.get(first!));
     expect(await allGone([first!])).toBe(true);
     // The host starts another step on SIGWINCH: its registration meets the dead
     // watchdog (native: EPIPE) and a new one starts (on the fallback the old
     // one's exit event already started it).
-    process.kill(pid, "SIGWINCH");
+    host.child.kill("SIGWINCH");
     const replaced = await eventually(() => {
       const now = watchdogsOf(pid);
       return now.length === 1 && now[0] !== first;
     });
     expect(replaced).toBe(true);
-    process.kill(pid, "SIGKILL");
+    host.child.kill("SIGKILL");
     await host.exited;
     expect(await allGone(steps[0]!)).toBe(true);
   });
@@ -324,7 +378,7 @@ describe("a bash step ends with its host (cleanup, the runtime.bash default)", (
       return now.length === 1 && now[0] !== killed;
     });
     expect(replaced).toBe(true);
-    process.kill(pid, "SIGKILL");
+    host.child.kill("SIGKILL");
     await host.exited;
     expect(await allGone(steps[0]!)).toBe(true);
   });
@@ -335,7 +389,7 @@ function startScript(source: string): Host {
   const file = join(dir, `script-${Math.random().toString(36).slice(2)}.mjs`);
   writeFileSync(file, source.replaceAll("DIST", JSON.stringify(dist)));
   const child = spawn(process.execPath, [file], { stdio: ["ignore", "pipe", "pipe"] });
-  if (child.pid !== undefined) started.push(child.pid);
+  if (child.pid !== undefined) record([child.pid]);
   let out = "";
   let err = "";
   child.stderr!.on("data", (chunk: Buffer) => {
@@ -378,54 +432,35 @@ describe("spawn's cleanup option", () => {
       setInterval(() => {}, 1000);
     `);
     const { pid, steps } = await host.report;
-    started.push(...steps.flat());
+    record(steps.flat());
     const [guarded, free] = steps as [number[], number[]];
     expect(await allGone(guarded)).toBe(true);
     expect(isRunning(pid)).toBe(true);
     expect(free.every((p) => isRunning(p))).toBe(true);
-    process.kill(pid, "SIGKILL");
+    host.child.kill("SIGKILL");
     await host.exited;
   });
 
-  // Steering a new process onto a reaped leader's pid needs ns_last_pid (root).
-  const steerable = (() => {
-    try {
-      accessSync("/proc/sys/kernel/ns_last_pid", constants.W_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  })();
-
-  it.runIf(steerable)(
-    "a group is released before its leader is reaped: a stranger given the old id survives the host's death",
+  // Steering a new process onto a reaped leader's pid: in a pid namespace of
+  // the test's own, where the steered numbers reach nobody else's processes.
+  it.skipIf(pidNamespaceMissing !== undefined)(
+    `a group is released before its leader is reaped: a stranger given the old id survives the host's death${pidNamespaceMissing === undefined ? "" : ` (skipped: ${pidNamespaceMissing})`}`,
     async () => {
-      const host = startScript(`
-        const { spawn } = await import(DIST);
-        const run = await spawn("/bin/true", [], { cleanup: true });
-        console.log("REPORT " + JSON.stringify({ pid: process.pid, steps: [[run.pid]] }));
-        setInterval(() => {}, 1000);
-      `);
-      const { pid, steps } = await host.report;
-      const leader = steps[0]![0]!;
-      const [watchdog] = watchdogsOf(pid);
-      expect(watchdog).toBeDefined();
-      // A stranger (its own session and group, like any daemon) gets the reaped leader's id.
-      let stranger: ChildProcess | undefined;
-      for (let attempt = 0; attempt < 200 && stranger === undefined; attempt++) {
-        writeFileSync("/proc/sys/kernel/ns_last_pid", String(leader - 1));
-        const candidate = spawn("/bin/sleep", ["1000"], { detached: true, stdio: "ignore" });
-        if (candidate.pid !== undefined) started.push(candidate.pid);
-        if (candidate.pid === leader) stranger = candidate;
-        else candidate.kill("SIGKILL");
-      }
-      expect(stranger?.pid).toBe(leader);
-      process.kill(pid, "SIGKILL");
-      await host.exited;
-      // The watchdog exits only after its kill loop: then the stranger must still run.
-      expect(await allGone([watchdog!])).toBe(true);
-      expect(isRunning(leader)).toBe(true);
-      stranger!.kill("SIGKILL");
+      const run = await runInPidNamespace(
+        STRANGER_SCENARIO.replaceAll("DIST", JSON.stringify(dist)),
+      );
+      expect(run.stderr).toBe("");
+      expect(run.status).toBe(0);
+      const report = JSON.parse(run.stdout) as Record<string, unknown>;
+      // A stranger (its own session and group, like any daemon) got the reaped
+      // leader's id; the watchdog exits only after its kill loop, and then the
+      // stranger must still run.
+      expect(report).toEqual({
+        steered: true,
+        watchdogs: 1,
+        watchdogGone: true,
+        strangerRuns: true,
+      });
     },
   );
 });

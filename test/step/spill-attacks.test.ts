@@ -24,6 +24,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRuntime } from "../../src/runtime.js";
 import { writeSpillValues } from "../../src/step/spill-files.js";
+import { seen, signalSeen } from "../fixtures/process-state.js";
 import { errorText, makeRootFactory, sha256 } from "../helpers/steps.js";
 
 const { root, removeRoots } = makeRootFactory();
@@ -70,7 +71,7 @@ describe.runIf(isRoot)("a second local user racing renames in a world-writable T
   afterAll(async () => {
     if (attacker?.pid !== undefined && attacker.exitCode === null && attacker.signalCode === null) {
       const gone = new Promise((resolve) => attacker?.once("exit", resolve));
-      process.kill(-attacker.pid, "SIGKILL");
+      process.kill(-attacker.pid, "SIGKILL"); // pid pinned: our child, its leader not yet reaped
       await gone;
     }
     try {
@@ -185,17 +186,13 @@ describe("a host SIGKILLed in the middle of a step", () => {
         throw new Error("the host exited before its step started");
       }),
     ]);
+    const step = seen(Number(pidText.trim())); // seen while its host still runs
     host.kill("SIGKILL");
     await exited;
-    const stepPid = Number(pidText.trim());
     try {
       expect(readdirSync(tmp)).toEqual([]);
     } finally {
-      try {
-        process.kill(-stepPid, "SIGKILL");
-      } catch {
-        // the step died with its host
-      }
+      signalSeen(step, "SIGKILL", { group: true }); // the step normally died with its host
     }
   });
 });
