@@ -35,6 +35,24 @@ int watch_fd(int epoll_fd, int op, int fd, uint32_t events, uint64_t token) {
   return epoll_ctl(epoll_fd, op, fd, &event) < 0 ? -errno : 0;
 }
 
+// Watches a just-created fd (-1 when its creation failed, errno set) under
+// `token`; then *slot owns it. On failure *failed names the call that failed.
+int adopt_fd(int epoll_fd, int fd, const char* made_by, uint64_t token, int* slot,
+             const char** failed) {
+  if (fd < 0) {
+    *failed = made_by;
+    return -errno;
+  }
+  int err = watch_fd(epoll_fd, EPOLL_CTL_ADD, fd, EPOLLIN, token);
+  if (err < 0) {
+    *failed = "epoll_ctl";
+    close(fd);
+    return err;
+  }
+  *slot = fd;
+  return 0;
+}
+
 }  // namespace
 
 EventSet::~EventSet() {
@@ -52,28 +70,14 @@ int EventSet::open() {
     if (epoll_fd_ < 0) return -errno;
   }
   if (timer_fd_ < 0) {
-    failed_call_ = "timerfd_create";
-    int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-    if (fd < 0) return -errno;
-    failed_call_ = "epoll_ctl";
-    int err = watch_fd(epoll_fd_, EPOLL_CTL_ADD, fd, EPOLLIN, kTimerToken);
-    if (err < 0) {
-      close(fd);
-      return err;
-    }
-    timer_fd_ = fd;
+    int err = adopt_fd(epoll_fd_, timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK),
+                       "timerfd_create", kTimerToken, &timer_fd_, &failed_call_);
+    if (err < 0) return err;
   }
   if (wake_fd_ < 0) {
-    failed_call_ = "eventfd";
-    int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (fd < 0) return -errno;
-    failed_call_ = "epoll_ctl";
-    int err = watch_fd(epoll_fd_, EPOLL_CTL_ADD, fd, EPOLLIN, kWakeToken);
-    if (err < 0) {
-      close(fd);
-      return err;
-    }
-    wake_fd_ = fd;
+    int err = adopt_fd(epoll_fd_, eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK), "eventfd", kWakeToken,
+                       &wake_fd_, &failed_call_);
+    if (err < 0) return err;
   }
   failed_call_ = "";
   return 0;

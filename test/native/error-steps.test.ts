@@ -4,7 +4,8 @@
  * one place (native/system_error.cc from a core StepFailure). Each failure
  * below is forced for real: a missing program on each path, a cwd that does
  * not exist (a refused rlimit: exec-controls.test.ts), and a host out of fds
- * (EMFILE) at each step that opens one.
+ * (EMFILE) at each step that opens one, the exit watch's epoll, timerfd and
+ * eventfd included.
  * Before this, spawnSync's wait failures said syscall "spawnSync", the
  * watchdog's every failure "posix_spawn", and no error named its step.
  * Not forceable from outside: the prctl failures (parentDeathSignal,
@@ -131,5 +132,38 @@ describe.runIf(native)("a host out of fds: each step that opens one names itself
       cleanup: { code: "EMFILE", syscall: "pipe2", step: "cleanup" },
       memfd: { code: "EMFILE", syscall: "memfd_create", step: "memfd" },
     });
+  });
+
+  it("the exit watch's own fds (epoll, timerfd, eventfd), opened at the first spawn", () => {
+    // A fresh host per count of free fds: 0, 1, 2, 3 free when the first
+    // spawn opens the watch's three fds after the child's pidfd.
+    const outcomes = [0, 1, 2, 3].map((free) => {
+      const run = runHost<Record<string, unknown>>(
+        dir,
+        `
+        import { execFileSync } from "node:child_process";
+        import { closeSync, openSync } from "node:fs";
+        const { spawn } = await import(DIST);
+        execFileSync("prlimit", ["--pid", String(process.pid), "--nofile=64:4096"]);
+        const held = [];
+        for (;;) {
+          try { held.push(openSync("/dev/null", "r")); } catch { break; }
+        }
+        for (let i = 0; i < ${free} + 1; i++) closeSync(held.pop()); // one more for the pidfd
+        let out = { ok: true };
+        try { await spawn("/bin/true", [], { stdio: "inherit" }); } catch (e) { out = { code: e?.code, syscall: e?.syscall, step: e?.step }; }
+        for (const fd of held) closeSync(fd);
+        report(out);
+        `,
+      );
+      expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: "" });
+      return run.report;
+    });
+    expect(outcomes).toEqual([
+      { code: "EMFILE", syscall: "epoll_create1", step: "watch" },
+      { code: "EMFILE", syscall: "timerfd_create", step: "watch" },
+      { code: "EMFILE", syscall: "eventfd", step: "watch" },
+      { ok: true },
+    ]);
   });
 });
