@@ -26,6 +26,7 @@ const BEHAVIOUR = [
 // fake bindings, bash run directly), files that pin the engine themselves
 // or need the addon, and the soak.
 const NOT_ENGINE_DEPENDENT = [
+  "test/debian-packages.test.ts",
   "test/env/**",
   "test/env-input.test.ts",
   "test/limits.test.ts",

@@ -9,10 +9,14 @@
 // (pinned in scripts/toolchains.mjs) for x86_64-linux-musl, run directly, and
 // aarch64-linux-musl, run under qemu-aarch64 (no sysroot: it is static). It
 // prints one line per check; see the driver for what each one proves
-// (musl-core-children.cc: how it starts and watches children through the core). On
-// x86-64 the musl prebuild itself is then loaded by musl's dynamic loader
-// (test/fixtures/musl-load.c, Debian's musl-gcc; its Node-API imports
-// stubbed): the part of loading it that needs no JavaScript runtime.
+// (musl-core-children.cc: how it starts and watches children through the core). The
+// musl prebuild itself is then loaded by musl's dynamic loader
+// (test/fixtures/musl-load.c; its Node-API imports stubbed): the part of
+// loading it that needs no JavaScript runtime. On x86-64 the loader program is
+// built with Debian's musl-gcc and run directly; on aarch64 Zig links it
+// against musl dynamically and qemu-aarch64 runs it with Debian's musl:arm64
+// as sysroot (unpacked into the toolchain cache, not installed:
+// scripts/debian-packages.mjs; ~5 s and a 9 MB package index the first time).
 // Builds in a temporary directory, removed afterwards; Zig's global cache is
 // the prebuild's (~/.cache/exactspawn-toolchains/zig-cache): a cold cache
 // costs ~6 min per target (musl and libc++ for static linking), a warm one
@@ -23,6 +27,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { DEBIAN_PACKAGES, debianPackageDir } from "./debian-packages.mjs";
 import { CACHE, TOOLCHAINS, toolchainBin } from "./toolchains.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -47,42 +52,21 @@ const CORE = [
 
 export const MUSL_TARGETS = {
   x64: { zig: "x86_64-linux-musl", platform: "linux-x64-musl", qemu: false, loader: "x86_64" },
-  arm64: { zig: "aarch64-linux-musl", platform: "linux-arm64-musl (qemu-user)", qemu: true },
+  arm64: {
+    zig: "aarch64-linux-musl",
+    platform: "linux-arm64-musl (qemu-user)",
+    qemu: true,
+    loader: "aarch64",
+  },
 };
 
 /**
- * Loads prebuilds/linux-x64/exactspawn.musl.node with musl's dynamic loader
- * (test/fixtures/musl-load.c, built with Debian's musl-gcc in `dir`, the
- * Node-API functions the file imports stubbed). Returns one check.
+ * The Node-API functions `file` imports, as C stubs that abort when called
+ * (none is called by loading), written to `dir`. Returns { stubs, count } or { error }.
  */
-function loadPrebuild(arch, dir) {
-  const name = "load prebuild";
-  const target = MUSL_TARGETS[arch];
-  if (!target.loader) {
-    return {
-      outcome: "skip",
-      name,
-      detail:
-        "no aarch64 musl dynamic loader here (Debian's musl package is x86-64 only without multiarch)",
-    };
-  }
-  const file = join(root, `prebuilds/linux-${arch}/exactspawn.musl.node`);
-  if (!existsSync(file)) {
-    return {
-      outcome: "skip",
-      name,
-      detail: `no ${relative(root, file)} (npm run prebuild builds it)`,
-    };
-  }
-  if (
-    !existsSync(`/lib/ld-musl-${target.loader}.so.1`) ||
-    spawnSync("sh", ["-c", "command -v musl-gcc"]).status !== 0
-  ) {
-    return { outcome: "skip", name, detail: "needs musl-gcc and musl's loader (apt: musl-tools)" };
-  }
+function napiStubs(file, dir) {
   const imports = spawnSync("nm", ["-D", "--undefined-only", file], { encoding: "utf8" });
-  if (imports.status !== 0)
-    return { outcome: "FAIL", name, detail: `nm -D: ${imports.stderr.trim()}` };
+  if (imports.status !== 0) return { error: `nm -D: ${imports.stderr.trim()}` };
   const napi = imports.stdout
     .split("\n")
     .map((line) => line.trim().split(/\s+/).pop())
@@ -97,26 +81,112 @@ function loadPrebuild(arch, dir) {
       ...napi.map((symbol) => `void ${symbol}(void) { stub("${symbol}"); }`),
     ].join("\n"),
   );
-  const loader = join(dir, "musl-load");
+  return { stubs, count: napi.length };
+}
+
+/**
+ * Builds test/fixtures/musl-load.c (with the stubs, exporting them) into
+ * `loader` for x86-64 with Debian's musl-gcc, run directly (musl's loader from
+ * the `musl` package). Returns { command, via } or { skip } or { error }.
+ */
+function x64Loader(loader, sources) {
+  if (
+    !existsSync("/lib/ld-musl-x86_64.so.1") ||
+    spawnSync("sh", ["-c", "command -v musl-gcc"]).status !== 0
+  ) {
+    return { skip: "needs musl-gcc and musl's loader (apt: musl-tools)" };
+  }
+  const build = spawnSync("musl-gcc", ["-O2", "-rdynamic", "-o", loader, ...sources], {
+    encoding: "utf8",
+  });
+  if (build.status !== 0) return { error: `musl-gcc: ${build.stderr.trim()}` };
+  return { command: [loader], via: "" };
+}
+
+/**
+ * The same for aarch64: Zig links it dynamically against musl (interpreter
+ * /lib/ld-musl-aarch64.so.1, NEEDED libc.so), and qemu-aarch64 runs it with
+ * Debian's musl:arm64 (pinned in scripts/debian-packages.mjs, unpacked, not
+ * installed) as its sysroot, so musl's own aarch64 loader is what loads the prebuild.
+ */
+function arm64Loader(loader, sources, dir) {
+  let sysroot;
+  try {
+    sysroot = debianPackageDir("muslArm64");
+  } catch (error) {
+    return { skip: `no aarch64 musl loader: ${error.message}` };
+  }
   const build = spawnSync(
-    "musl-gcc",
-    ["-O2", "-rdynamic", "-o", loader, join(root, "test/fixtures/musl-load.c"), stubs],
-    { encoding: "utf8" },
+    toolchainBin("zig"),
+    [
+      "build-exe",
+      "-target",
+      "aarch64-linux-musl",
+      "-dynamic",
+      "-lc",
+      "-rdynamic",
+      "-O",
+      "ReleaseSafe",
+      `-femit-bin=${loader}`,
+      ...sources,
+    ],
+    { encoding: "utf8", env: zigEnv(dir) },
   );
-  if (build.status !== 0)
-    return { outcome: "FAIL", name, detail: `musl-gcc: ${build.stderr.trim()}` };
-  const version = readFileSync(join(root, "binding.gyp"), "utf8").match(/NAPI_VERSION=(\d+)/)?.[1];
-  const run = spawnSync(loader, [file, version ?? "?"], { encoding: "utf8" });
-  const line = run.stdout.trim().match(/^(ok|FAIL) load prebuild: (.*)$/);
-  if (!line || (run.status === 0) !== (line[1] === "ok")) {
+  if (build.status !== 0) return { error: `zig build-exe: ${build.stderr.trim()}` };
+  const { version } = DEBIAN_PACKAGES.muslArm64;
+  return {
+    command: ["qemu-aarch64", "-L", sysroot, loader],
+    via: ` (Debian musl:arm64 ${version} under qemu-aarch64)`,
+  };
+}
+
+/**
+ * Loads prebuilds/linux-<arch>/exactspawn.musl.node (or `file`) with musl's
+ * dynamic loader (test/fixtures/musl-load.c, built in `dir`, the Node-API
+ * functions the file imports stubbed). Returns one check.
+ */
+export function loadPrebuild(
+  arch,
+  dir,
+  file = join(root, `prebuilds/linux-${arch}/exactspawn.musl.node`),
+) {
+  const name = "load prebuild";
+  if (!existsSync(file)) {
     return {
-      outcome: "FAIL",
+      outcome: "skip",
       name,
-      detail: `exit ${run.status ?? run.signal}: ${run.stderr.trim()}`,
+      detail: `no ${relative(root, file)} (npm run prebuild builds it)`,
     };
   }
-  const detail = line[1] === "ok" ? `${line[2]}; ${napi.length} Node-API imports stubbed` : line[2];
+  const napi = napiStubs(file, dir);
+  if (napi.error) return { outcome: "FAIL", name, detail: napi.error };
+  const loader = join(dir, "musl-load");
+  const sources = [join(root, "test/fixtures/musl-load.c"), napi.stubs];
+  const built = arch === "x64" ? x64Loader(loader, sources) : arm64Loader(loader, sources, dir);
+  if (built.skip) return { outcome: "skip", name, detail: built.skip };
+  if (built.error) return { outcome: "FAIL", name, detail: built.error };
+  const version = readFileSync(join(root, "binding.gyp"), "utf8").match(/NAPI_VERSION=(\d+)/)?.[1];
+  const [command, ...args] = built.command;
+  const run = spawnSync(command, [...args, file, version ?? "?"], { encoding: "utf8" });
+  const line = (run.stdout ?? "").trim().match(/^(ok|FAIL) load prebuild: (.*)$/);
+  if (!line || (run.status === 0) !== (line[1] === "ok")) {
+    const why = (run.stderr || String(run.error ?? "")).trim();
+    return { outcome: "FAIL", name, detail: `exit ${run.status ?? run.signal}: ${why}` };
+  }
+  const detail =
+    line[1] === "ok"
+      ? `${line[2]}; ${napi.count} Node-API imports stubbed${built.via}`
+      : `${line[2]}${built.via}`;
   return { outcome: line[1], name, detail };
+}
+
+/** Zig's caches: the global one the prebuild's, the local one in `dir`. */
+function zigEnv(dir) {
+  return {
+    ...process.env,
+    ZIG_GLOBAL_CACHE_DIR: join(CACHE, "zig-cache"),
+    ZIG_LOCAL_CACHE_DIR: join(dir, "zig-local-cache"),
+  };
 }
 
 /** What this machine lacks to build and run the target, or undefined. */
@@ -168,11 +238,7 @@ export function runMuslCore(arch) {
       {
         encoding: "utf8",
         maxBuffer: 1 << 24,
-        env: {
-          ...process.env,
-          ZIG_GLOBAL_CACHE_DIR: join(CACHE, "zig-cache"),
-          ZIG_LOCAL_CACHE_DIR: join(dir, "zig-local-cache"),
-        },
+        env: zigEnv(dir),
       },
     );
     if (build.status !== 0) {
