@@ -40,6 +40,13 @@ std::vector<std::string> Paths(Napi::Env env, Napi::Object object, const char* k
   return paths;
 }
 
+// Whether `path` is `dir` or lies beneath it (both absolute real paths).
+bool Beneath(const std::string& path, const std::string& dir) {
+  if (dir == "/") return true;
+  return path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 &&
+         path[dir.size()] == '/';
+}
+
 }  // namespace
 
 SandboxInput::~SandboxInput() {
@@ -61,6 +68,7 @@ bool ReadSandbox(Napi::Env env, Napi::Object options, SandboxInput* input) {
   input->landlock = RequiredBool(env, object, "landlock");
   input->seccomp = RequiredBool(env, object, "seccomp");
   input->plan.drop_capabilities = RequiredBool(env, object, "dropCapabilities");
+  input->read_only_view = RequiredBool(env, object, "readOnlyView");
   return true;
 }
 
@@ -80,6 +88,23 @@ void PrepareSandbox(Napi::Env env, SandboxInput* input) {
   if (input->seccomp && !native_filter_arch(&arch)) {
     throw SystemError(env, {-ENOSYS, "seccomp", "sandbox"});
   }
+  if (input->read_only_view) {
+    // A path beneath another writable one (or repeated) is writable in that
+    // one's tree already; a mount of its own would make it a mount point
+    // there, which a step could no longer remove or rename (EBUSY).
+    const std::vector<std::string>& write = input->spec.write;
+    for (size_t i = 0; i < write.size(); ++i) {
+      bool covered = false;
+      for (size_t j = 0; j < write.size() && !covered; ++j) {
+        covered = (j < i && write[j] == write[i]) ||
+                  (write[j] != write[i] && Beneath(write[i], write[j]));
+      }
+      if (!covered) input->view_paths.push_back(write[i].c_str());
+    }
+    input->view_fds.assign(2 * input->view_paths.size(), -1);
+    input->view = {input->view_paths.data(), input->view_paths.size(), input->view_fds.data()};
+    input->plan.mount_view = &input->view;
+  }
   input->plan.filter = input->seccomp
                            ? sandbox_filter(arch, input->spec.network, input->spec.exec_writable)
                            : nullptr;
@@ -92,6 +117,11 @@ Napi::Value SandboxSupportOf(const Napi::CallbackInfo& info) {
     Napi::Object out = Napi::Object::New(env);
     out.Set("landlockAbi", Napi::Number::New(env, support.landlock_abi));
     out.Set("seccompFilter", Napi::Boolean::New(env, support.seccomp_filter));
+    MountViewUnavailable view = probe_mount_view();
+    out.Set("readOnlyView",
+            Napi::String::New(env, view == MountViewUnavailable::kNone     ? "available"
+                                   : view == MountViewUnavailable::kKernel ? "kernel"
+                                                                           : "privilege"));
     return out;
   });
 }

@@ -185,6 +185,13 @@ EXACTSPAWN_CHILD_CODE int child_main(void* raw) {
   } else if (r.new_process_group) {
     if (syscall(SYS_setpgid, 0, 0) != 0) fail(args, "setpgid", "processGroup");
   }
+  if (c.sandbox != nullptr && c.sandbox->mount_view != nullptr) {
+    const char* name = "unshare";
+    if (int err = apply_mount_view(*c.sandbox->mount_view, &name); err != 0) {
+      errno = -err;
+      fail(args, name, "sandbox");
+    }
+  }
   if (c.sandbox != nullptr) {
     SandboxStep step = SandboxStep::kNone;
     if (apply_sandbox(*c.sandbox, &step) != 0) {

@@ -37,6 +37,12 @@ export interface SandboxOptions {
   readonly allowWeaker?: readonly SandboxPart[];
   /** Keep the child's capabilities (a root child keeps root's). Default false: every set emptied. */
   readonly keepCapabilities?: boolean;
+  /**
+   * Where this host can (see SandboxSupport.readOnlyView), run the child in a
+   * private mount view in which everything outside `writable` is read-only.
+   * Default true; false never makes one.
+   */
+  readonly readOnlyView?: boolean;
 }
 
 /** A validated sandbox (paths as given, made absolute). */
@@ -48,6 +54,7 @@ export interface NormalizedSandbox {
   readonly network: boolean;
   readonly allowWeaker: ReadonlySet<SandboxPart>;
   readonly keepCapabilities: boolean;
+  readonly readOnlyView: boolean;
 }
 
 /** What this machine's kernel and engine can enforce. */
@@ -58,6 +65,14 @@ export interface SandboxSupport {
   readonly landlockAbi: number;
   /** A seccomp filter can be installed. */
   readonly seccompFilter: boolean;
+  /** A read-only mount view can be made here (docs/sandbox.md, "The read-only mount view"). */
+  readonly readOnlyView: boolean;
+  /**
+   * Why not: `"privilege"` (the host lacks CAP_SYS_ADMIN: not root), `"kernel"`
+   * (no open_tree, move_mount, mount_setattr or openat2: before Linux 5.12),
+   * `"engine"` (the fallback); undefined when it can.
+   */
+  readonly readOnlyViewUnavailable: "privilege" | "kernel" | "engine" | undefined;
   /** The parts a default sandbox (no network) cannot enforce here. */
   readonly missing: readonly SandboxPart[];
 }
@@ -82,6 +97,7 @@ const KEYS = new Set([
   "network",
   "allowWeaker",
   "keepCapabilities",
+  "readOnlyView",
 ]);
 
 function fail(api: string, message: string): never {
@@ -131,12 +147,19 @@ export function normalizeSandbox(api: string, value: unknown): NormalizedSandbox
     network: flag(api, o["network"], "network"),
     allowWeaker: new Set(weaker as SandboxPart[]),
     keepCapabilities: flag(api, o["keepCapabilities"], "keepCapabilities"),
+    readOnlyView: o["readOnlyView"] === undefined || flag(api, o["readOnlyView"], "readOnlyView"),
   };
 }
 
 /** What a kernel reporting `raw` (undefined: no addon) can enforce. Pure. */
 export function supportFrom(
-  raw: { landlockAbi: number; seccompFilter: boolean } | undefined,
+  raw:
+    | {
+        landlockAbi: number;
+        seccompFilter: boolean;
+        readOnlyView?: "available" | "kernel" | "privilege";
+      }
+    | undefined,
 ): SandboxSupport {
   const landlockAbi = raw?.landlockAbi ?? 0;
   const seccompFilter = raw?.seccompFilter ?? false;
@@ -147,7 +170,16 @@ export function supportFrom(
     if (landlockAbi < 5) missing.push("ioctl");
   }
   if (!seccompFilter) missing.push("network", "syscalls");
-  return { native: raw !== undefined, landlockAbi, seccompFilter, missing };
+  // An addon older than the view reports no field: it cannot make one.
+  const view = raw === undefined ? "engine" : (raw.readOnlyView ?? "kernel");
+  return {
+    native: raw !== undefined,
+    landlockAbi,
+    seccompFilter,
+    readOnlyView: view === "available",
+    readOnlyViewUnavailable: view === "available" ? undefined : view,
+    missing,
+  };
 }
 
 let probed: SandboxSupport | undefined;
@@ -245,5 +277,6 @@ export function resolveSandbox(
     landlock: support.landlockAbi >= 1,
     seccomp: support.seccompFilter,
     dropCapabilities: !sandbox.keepCapabilities,
+    readOnlyView: sandbox.readOnlyView && support.readOnlyView,
   };
 }
