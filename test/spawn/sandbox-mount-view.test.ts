@@ -91,6 +91,18 @@ describe.runIf(view)("sandbox: the read-only mount view", () => {
     expect(statSync(target).mode & 0o7777).toBe(0o777);
   });
 
+  it("cannot reach the host's mounts through /proc/<pid>/root", async () => {
+    const target = join(outside, "through-proc");
+    writeFileSync(target, "");
+    chmodSync(target, 0o600);
+    const run = await sh(
+      `chmod 0777 /proc/${process.pid}/root${target}; chmod 0777 /proc/1/root${target}`,
+      { writable: [inside] },
+    );
+    expect(run.code).not.toBe(0);
+    expect(statSync(target).mode & 0o7777).toBe(0o600);
+  });
+
   it("with writable: [] everything is read-only, the null devices still writable", async () => {
     const target = join(outside, "empty-box");
     writeFileSync(target, "");
