@@ -69,6 +69,7 @@ bool ReadSandbox(Napi::Env env, Napi::Object options, SandboxInput* input) {
   input->seccomp = RequiredBool(env, object, "seccomp");
   input->plan.drop_capabilities = RequiredBool(env, object, "dropCapabilities");
   input->read_only_view = RequiredBool(env, object, "readOnlyView");
+  input->user_namespace = RequiredBool(env, object, "userNamespace");
   return true;
 }
 
@@ -103,6 +104,13 @@ void PrepareSandbox(Napi::Env env, SandboxInput* input) {
     }
     input->view_fds.assign(2 * input->view_paths.size(), -1);
     input->view = {input->view_paths.data(), input->view_paths.size(), input->view_fds.data()};
+    if (input->user_namespace) {
+      input->uid_map = std::to_string(geteuid()) + " " + std::to_string(geteuid()) + " 1\n";
+      input->gid_map = std::to_string(getegid()) + " " + std::to_string(getegid()) + " 1\n";
+      input->view.user_namespace = true;
+      input->view.uid_map = input->uid_map.c_str();
+      input->view.gid_map = input->gid_map.c_str();
+    }
     input->plan.mount_view = &input->view;
   }
   input->plan.filter = input->seccomp
@@ -117,11 +125,21 @@ Napi::Value SandboxSupportOf(const Napi::CallbackInfo& info) {
     Napi::Object out = Napi::Object::New(env);
     out.Set("landlockAbi", Napi::Number::New(env, support.landlock_abi));
     out.Set("seccompFilter", Napi::Boolean::New(env, support.seccomp_filter));
-    MountViewUnavailable view = probe_mount_view();
-    out.Set("readOnlyView",
-            Napi::String::New(env, view == MountViewUnavailable::kNone     ? "available"
-                                   : view == MountViewUnavailable::kKernel ? "kernel"
-                                                                           : "privilege"));
+    const char* view = "available";
+    switch (probe_mount_view()) {
+      case MountViewUnavailable::kNone:
+        break;
+      case MountViewUnavailable::kUserNamespace:
+        view = "user-namespace";
+        break;
+      case MountViewUnavailable::kKernel:
+        view = "kernel";
+        break;
+      case MountViewUnavailable::kPrivilege:
+        view = "privilege";
+        break;
+    }
+    out.Set("readOnlyView", Napi::String::New(env, view));
     return out;
   });
 }

@@ -100,6 +100,8 @@ export interface RawSandbox {
   dropCapabilities: boolean;
   /** A private mount namespace, read-only except `write` (native/core/mount_view.h). */
   readOnlyView: boolean;
+  /** Make the view in a user namespace too (a host without CAP_SYS_ADMIN). */
+  userNamespace: boolean;
 }
 
 /** The one options object `spawn` takes; every field is type-checked natively. */
@@ -202,7 +204,7 @@ export interface NativeBinding {
   sandboxSupport?(): {
     landlockAbi: number;
     seccompFilter: boolean;
-    readOnlyView?: "available" | "kernel" | "privilege";
+    readOnlyView?: "available" | "user-namespace" | "kernel" | "privilege";
   };
   /** The seccomp program a sandboxed child installs on `arch`, as [code, jt, jf, k] rows (for tests). */
   sandboxFilter?(options: {

@@ -326,7 +326,9 @@ void reap_failed(pid_t child) {
 }  // namespace
 
 bool needs_private_memory(const ExecControls& controls) {
-  return controls.set_uid || controls.set_gid || controls.set_groups;
+  return controls.set_uid || controls.set_gid || controls.set_groups ||
+         (controls.sandbox != nullptr && controls.sandbox->mount_view != nullptr &&
+          controls.sandbox->mount_view->user_namespace);
 }
 
 int read_start_status(int fd, ChildPathFailure* failure) {

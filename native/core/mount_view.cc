@@ -5,10 +5,12 @@
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
 
 namespace exactspawn {
 
@@ -55,6 +57,64 @@ __attribute__((no_sanitize_address)) void close_fds(int* fds, size_t count) {
   }
 }
 
+// Writes `text` into a /proc file of the calling task. 0 or -errno.
+__attribute__((no_sanitize_address)) int write_proc(const char* path, const char* text) {
+  size_t length = 0;
+  while (text[length] != '\0') ++length;
+  long fd = syscall(SYS_openat, AT_FDCWD, path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return -errno;
+  long n = syscall(SYS_write, fd, text, length);
+  int err = n < 0 ? -errno : (static_cast<size_t>(n) != length ? -EIO : 0);
+  syscall(SYS_close, fd);
+  return err;
+}
+
+__attribute__((no_sanitize_address)) int enter_namespaces(const MountView& view,
+                                                          const char** name) {
+  *name = "unshare";
+  if (syscall(SYS_unshare, CLONE_NEWNS | (view.user_namespace ? CLONE_NEWUSER : 0)) != 0) {
+    return -errno;
+  }
+  if (view.user_namespace) {
+    *name = "write";
+    if (int err = write_proc("/proc/self/setgroups", "deny"); err != 0) return err;
+    if (int err = write_proc("/proc/self/uid_map", view.uid_map); err != 0) return err;
+    if (int err = write_proc("/proc/self/gid_map", view.gid_map); err != 0) return err;
+  }
+  *name = "mount";
+  if (syscall(SYS_mount, nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return -errno;
+  return 0;
+}
+
+// Whether a forked child of a host without CAP_SYS_ADMIN can make the view
+// through a user namespace (a kernel or a policy may refuse unprivileged
+// user namespaces, or the capabilities in them).
+bool user_namespace_works() {
+  char uid_map[32];
+  char gid_map[32];
+  snprintf(uid_map, sizeof uid_map, "%u %u 1\n", geteuid(), geteuid());
+  snprintf(gid_map, sizeof gid_map, "%u %u 1\n", getegid(), getegid());
+  pid_t child = fork();
+  if (child < 0) return false;
+  if (child == 0) {
+    MountView view;
+    view.user_namespace = true;
+    view.uid_map = uid_map;
+    view.gid_map = gid_map;
+    const char* name = nullptr;
+    MountAttr attr = {kMountAttrRdonly, 0, 0, 0};
+    if (enter_namespaces(view, &name) != 0 ||
+        syscall(kMountSetattr, AT_FDCWD, "/", kAtRecursive, &attr, sizeof attr) != 0) {
+      _exit(1);
+    }
+    _exit(0);
+  }
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 }  // namespace
 
 MountViewUnavailable probe_mount_view() {
@@ -71,18 +131,16 @@ MountViewUnavailable probe_mount_view() {
   struct {
     uint32_t effective, permitted, inheritable;
   } data[2] = {};
-  if (syscall(SYS_capget, &header, data) != 0 || (data[0].effective & (1U << kCapSysAdmin)) == 0) {
-    return MountViewUnavailable::kPrivilege;
+  if (syscall(SYS_capget, &header, data) == 0 && (data[0].effective & (1U << kCapSysAdmin)) != 0) {
+    return MountViewUnavailable::kNone;
   }
-  return MountViewUnavailable::kNone;
+  return user_namespace_works() ? MountViewUnavailable::kUserNamespace
+                                : MountViewUnavailable::kPrivilege;
 }
 
 __attribute__((no_sanitize_address)) int apply_mount_view(const MountView& view,
                                                           const char** name) {
-  *name = "unshare";
-  if (syscall(SYS_unshare, CLONE_NEWNS) != 0) return -errno;
-  *name = "mount";
-  if (syscall(SYS_mount, nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return -errno;
+  if (int err = enter_namespaces(view, name); err != 0) return err;
   const size_t count = view.writable_count;
   int* targets = view.fds;
   int* trees = view.fds + count;

@@ -17,12 +17,18 @@
 
 namespace exactspawn {
 
-// Why the view cannot be made on this host, or kNone.
-enum class MountViewUnavailable { kNone = 0, kKernel, kPrivilege };
+// How the view can be made on this host: kNone through a mount namespace
+// alone (the host holds CAP_SYS_ADMIN), kUserNamespace with a user namespace
+// too (a host that does not: the child maps its own uid and gid to
+// themselves and holds capabilities over its own mounts only); else why not.
+enum class MountViewUnavailable { kNone = 0, kUserNamespace, kKernel, kPrivilege };
 
 // Whether open_tree, move_mount, mount_setattr and openat2 exist (each is
 // called with arguments every kernel that has it refuses with EINVAL or
-// EBADF) and the calling thread holds CAP_SYS_ADMIN in its user namespace.
+// EBADF) and the calling thread holds CAP_SYS_ADMIN in its user namespace;
+// without it, a forked child tries the user-namespace way (unshare, the id
+// maps, a private and read-only "/") and reports whether it worked.
+// Forks; call once (the library caches the answer).
 MountViewUnavailable probe_mount_view();
 
 // What the child applies: paths are absolute real paths (no symbolic link in
@@ -34,9 +40,18 @@ struct MountView {
   const char* const* writable = nullptr;
   size_t writable_count = 0;
   int* fds = nullptr;
+  // A user namespace as well (CLONE_NEWUSER): only in a child that does not
+  // share the host's memory (the new namespace's capabilities would mark the
+  // shared mm non-dumpable, see child_path.h). The maps are "ID ID 1\n" with
+  // the host's effective uid and gid.
+  bool user_namespace = false;
+  const char* uid_map = nullptr;
+  const char* gid_map = nullptr;
 };
 
-// Async-signal-safe. In this order: unshare(CLONE_NEWNS); "/" made
+// Async-signal-safe. In this order: unshare(CLONE_NEWNS) (with
+// CLONE_NEWUSER when view.user_namespace, then "deny" written to
+// /proc/self/setgroups and the two maps, user_namespaces(7)); "/" made
 // recursively private (nothing propagates back to the host's namespace);
 // each writable path opened without following symbolic links (openat2
 // RESOLVE_NO_SYMLINKS, in the new namespace) and its tree cloned

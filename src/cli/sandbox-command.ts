@@ -48,6 +48,7 @@ export function sandboxJson(support: SandboxSupport): Record<string, unknown> {
     seccompFilter: support.seccompFilter,
     readOnlyView: support.readOnlyView,
     readOnlyViewUnavailable: support.readOnlyViewUnavailable ?? null,
+    readOnlyViewUserNamespace: support.readOnlyViewUserNamespace,
     missing: support.missing,
   };
 }
@@ -91,7 +92,7 @@ export function runSandbox(argv: string[]): number {
     [
       "read-only view",
       support.readOnlyView
-        ? yes(true, "yes")
+        ? yes(true, support.readOnlyViewUserNamespace ? "yes (in a user namespace)" : "yes")
         : yes(false, VIEW_UNAVAILABLE[support.readOnlyViewUnavailable ?? "engine"]),
     ],
   ];

@@ -68,11 +68,17 @@ export interface SandboxSupport {
   /** A read-only mount view can be made here (docs/sandbox.md, "The read-only mount view"). */
   readonly readOnlyView: boolean;
   /**
-   * Why not: `"privilege"` (the host lacks CAP_SYS_ADMIN: not root), `"kernel"`
+   * Why not: `"privilege"` (the host lacks CAP_SYS_ADMIN and cannot make a
+   * user namespace with capabilities over its mounts), `"kernel"`
    * (no open_tree, move_mount, mount_setattr or openat2: before Linux 5.12),
    * `"engine"` (the fallback); undefined when it can.
    */
   readonly readOnlyViewUnavailable: "privilege" | "kernel" | "engine" | undefined;
+  /**
+   * The view takes a user namespace here (a host without CAP_SYS_ADMIN): it is
+   * then not made for a child that changes its uid, gid or groups.
+   */
+  readonly readOnlyViewUserNamespace: boolean;
   /** The parts a default sandbox (no network) cannot enforce here. */
   readonly missing: readonly SandboxPart[];
 }
@@ -157,7 +163,7 @@ export function supportFrom(
     | {
         landlockAbi: number;
         seccompFilter: boolean;
-        readOnlyView?: "available" | "kernel" | "privilege";
+        readOnlyView?: "available" | "user-namespace" | "kernel" | "privilege";
       }
     | undefined,
 ): SandboxSupport {
@@ -176,8 +182,9 @@ export function supportFrom(
     native: raw !== undefined,
     landlockAbi,
     seccompFilter,
-    readOnlyView: view === "available",
-    readOnlyViewUnavailable: view === "available" ? undefined : view,
+    readOnlyView: view === "available" || view === "user-namespace",
+    readOnlyViewUnavailable: view === "available" || view === "user-namespace" ? undefined : view,
+    readOnlyViewUserNamespace: view === "user-namespace",
     missing,
   };
 }
@@ -225,11 +232,14 @@ function findProgramDirs(): readonly string[] {
  * its system error naming the field; a symbolic link inside a writable
  * directory is refused, see sandbox-paths.ts), refuses overlapping writable and executable directories
  * unless `executeWritable`, and refuses (SandboxError) any part this machine
- * cannot enforce that the host did not accept as weaker.
+ * cannot enforce that the host did not accept as weaker. `changesCredentials`:
+ * the spawn sets uid, gid or groups, which a view made in a user namespace
+ * cannot combine with (the view is then not made).
  */
 export function resolveSandbox(
   sandbox: NormalizedSandbox,
   support: SandboxSupport = sandboxSupport(),
+  changesCredentials = false,
 ): RawSandbox {
   if (!support.native) {
     throw new SandboxError(
@@ -277,6 +287,10 @@ export function resolveSandbox(
     landlock: support.landlockAbi >= 1,
     seccomp: support.seccompFilter,
     dropCapabilities: !sandbox.keepCapabilities,
-    readOnlyView: sandbox.readOnlyView && support.readOnlyView,
+    readOnlyView:
+      sandbox.readOnlyView &&
+      support.readOnlyView &&
+      !(support.readOnlyViewUserNamespace && changesCredentials),
+    userNamespace: support.readOnlyViewUserNamespace,
   };
 }

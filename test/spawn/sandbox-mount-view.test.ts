@@ -4,12 +4,14 @@
  * namespace, so the permission bits and times Landlock has no right for are
  * refused too (EROFS); inside `writable` nothing changes; the host's mount
  * table is the same during and after, nothing propagating back. A child that
- * changes its uid (the copy-on-write child path) is covered as well. The
+ * changes its uid (the copy-on-write child path) is covered as well, and a
+ * host that is not root (a test user) gets the view in a user namespace. The
  * oracle for each refusal is the same step with `readOnlyView: false`.
  *
  * Red before the view (the step's chmod 0777 and touch -d succeeded outside
  * writable), and red again with the remount step skipped in
- * native/core/mount_view.cc (the mounts stayed read-write).
+ * native/core/mount_view.cc (the mounts stayed read-write); the non-root
+ * host's test red with the user-namespace view skipped there.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import {
@@ -188,6 +190,75 @@ describe.runIf(view && root)("sandbox: the read-only mount view, uid exec contro
     expect(statSync(target).mode & 0o7777).toBe(0o777);
   });
 });
+
+// A host that is not root (a test user) makes the view in a user namespace
+// too: the child maps the host's uid and gid to themselves. Not with a uid
+// exec control (the view is then not made; docs/sandbox.md).
+const NON_ROOT_HOST = `
+import { sandboxSupport, spawn } from "./dist/index.js";
+const [dir] = process.argv.slice(1);
+const target = dir + "/out/theirs";
+const box = { writable: [dir + "/in"] };
+const run = async (script, extra = {}) => {
+  const r = await spawn("/bin/sh", ["-c", script], { sandbox: box, reject: false, ...extra });
+  return { code: r.exitCode, out: r.stdout, err: r.stderr };
+};
+const support = sandboxSupport();
+const view = await run("chmod 0777 " + target + "; touch -d 2000-01-01 " + target + "; touch " + dir + "/in/mine && id -u");
+const withUid = await run("chmod 0777 " + target, { uid: process.getuid(), gid: process.getgid() });
+console.log(JSON.stringify({ support, view, withUid }));`;
+
+describe.runIf(nativeStatus().loaded && root && existsSync(PACKAGE_ROOT))(
+  "sandbox: the read-only mount view on a host that is not root",
+  () => {
+    const user = `esviewh${process.pid % 100000}`;
+    let uid = 0;
+    let dir = "";
+    beforeAll(() => {
+      execFileSync("useradd", ["--no-create-home", "--shell", "/usr/sbin/nologin", user]);
+      uid = Number(execFileSync("id", ["-u", user], { encoding: "utf8" }).trim());
+      dir = mkdtempSync("/tmp/exactspawn-view-host-");
+      chmodSync(dir, 0o755);
+      for (const sub of ["in", "out"]) {
+        mkdirSync(join(dir, sub));
+        chownSync(join(dir, sub), uid, uid);
+      }
+    });
+    afterAll(() => {
+      if (dir !== "") rmSync(dir, { recursive: true, force: true });
+      execFileSync("userdel", [user]);
+    });
+
+    it("refuses the host user's chmod and times outside writable (EROFS)", () => {
+      const target = join(dir, "out", "theirs");
+      writeFileSync(target, "");
+      chownSync(target, uid, uid);
+      chmodSync(target, 0o600);
+      const before = statSync(target).mtimeMs;
+      const run = spawnSync(process.execPath, ["--input-type=module", "-e", NON_ROOT_HOST, dir], {
+        cwd: PACKAGE_ROOT,
+        uid,
+        gid: uid,
+        encoding: "utf8",
+        env: { PATH: "/usr/bin:/bin", TMPDIR: dir, EXACTSPAWN_NATIVE: "required" },
+      });
+      expect(run.stderr).toBe("");
+      const report = JSON.parse(run.stdout);
+      expect(report.support).toMatchObject({
+        readOnlyView: true,
+        readOnlyViewUserNamespace: true,
+      });
+      expect(report.view.out).toBe(`${uid}\n`);
+      expect(report.view.err.match(/Read-only file system/g)).toHaveLength(2);
+      expect(statSync(target).mtimeMs).toBe(before);
+      expect(statSync(join(dir, "in", "mine")).uid).toBe(uid);
+      // A uid exec control: no view (a user namespace cannot combine with
+      // it), so the old gap is back for that child.
+      expect(report.withUid.code).toBe(0);
+      expect(statSync(target).mode & 0o7777).toBe(0o777);
+    });
+  },
+);
 
 // The host runs under a seccomp filter failing one call, as an old kernel or
 // a container profile does (test/fixtures/without-syscall.c).

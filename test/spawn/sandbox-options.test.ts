@@ -64,6 +64,11 @@ describe("the read-only mount view", () => {
       false,
       "privilege",
     ],
+    [
+      { landlockAbi: 7, seccompFilter: true, readOnlyView: "user-namespace" as const },
+      true,
+      undefined,
+    ],
     [{ landlockAbi: 7, seccompFilter: true, readOnlyView: "kernel" as const }, false, "kernel"],
     [{ landlockAbi: 7, seccompFilter: true }, false, "kernel"], // an addon older than the view
     [undefined, false, "engine"],
@@ -81,6 +86,25 @@ describe("the read-only mount view", () => {
     expect(resolveSandbox(sandbox({ writable: [work] }), cannot).readOnlyView).toBe(false);
     const off = sandbox({ writable: [work], readOnlyView: false });
     expect(resolveSandbox(off, can).readOnlyView).toBe(false);
+  });
+
+  it("takes a user namespace where the host is not root, and then not with credential changes", () => {
+    const userns = supportFrom({
+      landlockAbi: 7,
+      seccompFilter: true,
+      readOnlyView: "user-namespace",
+    });
+    const can = supportFrom({ landlockAbi: 7, seccompFilter: true, readOnlyView: "available" });
+    expect(userns.readOnlyViewUserNamespace).toBe(true);
+    expect(resolveSandbox(sandbox({ writable: [work] }), userns)).toMatchObject({
+      readOnlyView: true,
+      userNamespace: true,
+    });
+    expect(resolveSandbox(sandbox({ writable: [work] }), userns, true).readOnlyView).toBe(false);
+    expect(resolveSandbox(sandbox({ writable: [work] }), can, true)).toMatchObject({
+      readOnlyView: true,
+      userNamespace: false,
+    });
   });
 });
 
