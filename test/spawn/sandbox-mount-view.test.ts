@@ -28,7 +28,13 @@ import {
 import { constants, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { nativeStatus, type SandboxOptions, sandboxSupport, spawn } from "../../src/index.js";
+import {
+  nativeStatus,
+  type SandboxOptions,
+  sandboxSupport,
+  spawn,
+  spawnSync as spawnSyncSandboxed,
+} from "../../src/index.js";
 import { PACKAGE_ROOT } from "../../src/native.js";
 import { fixtureBinary } from "../fixtures/build.js";
 
@@ -88,6 +94,13 @@ describe.runIf(view)("sandbox: the read-only mount view", () => {
     const allowed = await sh(`echo ok > ${own} && chmod 0640 ${own} && echo done`, box);
     expect(allowed.out).toBe("done\n");
     expect(statSync(own).mode & 0o7777).toBe(0o640);
+    // spawnSync takes the same child path.
+    const sync = spawnSyncSandboxed("/bin/chmod", ["0777", target], {
+      sandbox: box,
+      reject: false,
+    });
+    expect(String(sync.stderr)).toContain("Read-only file system");
+    expect(statSync(target).mode & 0o7777).toBe(0o600);
     // The oracle: the same step without the view.
     expect((await sh(`chmod 0777 ${target}`, { ...box, readOnlyView: false })).code).toBe(0);
     expect(statSync(target).mode & 0o7777).toBe(0o777);
