@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <climits>
 #include <string>
 
 #include "core/seccomp_filter.h"
@@ -89,6 +90,11 @@ void PrepareSandbox(Napi::Env env, SandboxInput* input) {
   if (input->seccomp && !native_filter_arch(&arch)) {
     throw SystemError(env, {-ENOSYS, "seccomp", "sandbox"});
   }
+  // Everything writable: there is nothing to make read-only (a clone moved
+  // onto "/" would not even be seen, the child's root staying beneath it).
+  for (const std::string& path : input->spec.write) {
+    if (path == "/") input->read_only_view = false;
+  }
   if (input->read_only_view) {
     // A path beneath another writable one (or repeated) is writable in that
     // one's tree already; a mount of its own would make it a mount point
@@ -110,6 +116,11 @@ void PrepareSandbox(Napi::Env env, SandboxInput* input) {
       input->view.user_namespace = true;
       input->view.uid_map = input->uid_map.c_str();
       input->view.gid_map = input->gid_map.c_str();
+    }
+    char cwd[PATH_MAX];
+    if (getcwd(cwd, sizeof cwd) != nullptr) {
+      input->cwd = cwd;
+      input->view.cwd = input->cwd.c_str();
     }
     input->plan.mount_view = &input->view;
   }

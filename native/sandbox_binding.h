@@ -26,6 +26,7 @@ struct SandboxInput {
   bool user_namespace = false;
   std::string uid_map;
   std::string gid_map;
+  std::string cwd;
   std::vector<const char*> view_paths;  // into spec.write
   std::vector<int> view_fds;            // the child's scratch (mount_view.h)
   MountView view;

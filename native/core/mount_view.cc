@@ -184,6 +184,7 @@ __attribute__((no_sanitize_address)) int apply_mount_view(const MountView& view,
     }
   }
   close_fds(view.fds, 2 * count);
+  if (err == 0 && view.cwd != nullptr) syscall(SYS_chdir, view.cwd);
   return err;
 }
 

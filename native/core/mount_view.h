@@ -47,6 +47,10 @@ struct MountView {
   bool user_namespace = false;
   const char* uid_map = nullptr;
   const char* gid_map = nullptr;
+  // The host's working directory, entered again once the view is made (the
+  // child's would otherwise stay on the copy of the mount beneath a writable
+  // path's clone, read-only); nullptr when unknown.
+  const char* cwd = nullptr;
 };
 
 // Async-signal-safe. In this order: unshare(CLONE_NEWNS) (with
@@ -57,7 +61,8 @@ struct MountView {
 // RESOLVE_NO_SYMLINKS, in the new namespace) and its tree cloned
 // (open_tree OPEN_TREE_CLONE | AT_RECURSIVE), its mounts' flags as they are;
 // every mount beneath "/" made read-only (mount_setattr AT_RECURSIVE); each
-// clone moved back onto its path (move_mount). Returns 0, or -errno with
+// clone moved back onto its path (move_mount); the working directory entered
+// again by path (a failure there keeps the old one). Returns 0, or -errno with
 // *syscall naming the call that failed.
 int apply_mount_view(const MountView& view, const char** syscall);
 

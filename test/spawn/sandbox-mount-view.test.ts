@@ -106,6 +106,32 @@ describe.runIf(view)("sandbox: the read-only mount view", () => {
     expect(statSync(target).mode & 0o7777).toBe(0o777);
   });
 
+  it("an inherited working directory inside writable stays writable", () => {
+    // A host whose cwd is the writable directory, spawning without `cwd`:
+    // the child's directory is entered again once the view is made (it was
+    // left on the read-only mount beneath the writable path's clone: EROFS).
+    const host = `
+      const { spawn } = await import(${JSON.stringify(join(PACKAGE_ROOT, "dist", "index.js"))});
+      const r = await spawn("/bin/sh", ["-c", "echo x > relative && pwd"], {
+        sandbox: { writable: [process.cwd()] }, reject: false });
+      console.log(JSON.stringify({ out: r.stdout, err: r.stderr }));`;
+    const run = spawnSync(process.execPath, ["--input-type=module", "-e", host], {
+      cwd: inside,
+      encoding: "utf8",
+    });
+    expect(JSON.parse(run.stdout)).toEqual({ out: `${inside}\n`, err: "" });
+    expect(readFileSync(join(inside, "relative"), "utf8")).toBe("x\n");
+  });
+
+  it("writable: ['/'] makes no view (nothing to make read-only)", async () => {
+    const target = join(outside, "slash");
+    writeFileSync(target, "");
+    chmodSync(target, 0o600);
+    const run = await sh(`chmod 0640 ${target}`, { writable: ["/"], executeWritable: true });
+    expect(run.code).toBe(0);
+    expect(statSync(target).mode & 0o7777).toBe(0o640);
+  });
+
   it("cannot reach the host's mounts through /proc/<pid>/root", async () => {
     const target = join(outside, "through-proc");
     writeFileSync(target, "");
