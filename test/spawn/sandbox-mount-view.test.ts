@@ -296,6 +296,43 @@ describe.runIf(nativeStatus().loaded && root && existsSync(PACKAGE_ROOT))(
       expect(report.withUid.code).toBe(0);
       expect(statSync(target).mode & 0o7777).toBe(0o777);
     });
+
+    it("a failure in its copy-on-write child names the call and the step", () => {
+      // move_mount refused (as a container profile may): the probe, which
+      // does not move a mount, still finds the view; the child reports the
+      // call through its start-status pipe.
+      const host = `
+        import { spawn } from "./dist/index.js";
+        const e = await spawn("/bin/true", [], { sandbox: { writable: [process.argv[1]] } })
+          .then(() => null, (e) => e);
+        console.log(JSON.stringify(e && { code: e.code, syscall: e.syscall, step: e.step }));`;
+      const moveMount = 429; // one number on every architecture
+      const real = spawnSync(
+        fixtureBinary("without-syscall"),
+        [
+          String(moveMount),
+          String(constants.errno.EPERM),
+          "--",
+          process.execPath,
+          "--input-type=module",
+          "-e",
+          host,
+          join(dir, "in"),
+        ],
+        {
+          cwd: PACKAGE_ROOT,
+          uid,
+          gid: uid,
+          encoding: "utf8",
+          env: { PATH: "/usr/bin:/bin", TMPDIR: dir, EXACTSPAWN_NATIVE: "required" },
+        },
+      );
+      expect(JSON.parse(real.stdout)).toEqual({
+        code: "EPERM",
+        syscall: "move_mount",
+        step: "sandbox",
+      });
+    });
   },
 );
 
