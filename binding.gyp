@@ -38,6 +38,7 @@
         "native/core/child_path.cc",
         "native/core/resource_limits.cc",
         "native/core/sandbox.cc",
+        "native/core/mount_view.cc",
         "native/core/seccomp_filter.cc",
         "native/core/watchdog.cc"
       ],

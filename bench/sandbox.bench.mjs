@@ -11,7 +11,10 @@
 // so. `nnp` is the unsandboxed child path (noNewPrivileges: true): the same
 // clone-then-exec start a sandbox takes, without Landlock and seccomp; the
 // `addon …` rows spawn through the addon directly with the resolved sandbox
-// (none, Landlock only, the socket filter only, both), to show where the time goes.
+// (none, Landlock only, the socket filter only, both; each without the
+// read-only mount view, which `addon view` is alone and `addon all` adds), to
+// show where the time goes. Where this host can make the view (root), `sandboxed`
+// includes it and `sandboxed no view` is the same spawn with readOnlyView: false.
 // Interleaved rounds; the median per contender of each round's mean ms/spawn.
 // Needs `npm run compile` (imports ../dist).
 // Usage: node bench/sandbox.bench.mjs [--quick]
@@ -96,10 +99,19 @@ const contenders = {
   nnp: () => spawn(TRUE, [], { stdio: "ignore", env, noNewPrivileges: true }),
   sandboxed: () => spawn(TRUE, [], { stdio: "ignore", env, sandbox: box }),
   "addon plain": raw(undefined),
-  "addon landlock": raw({ ...resolved, seccomp: false }),
-  "addon seccomp": raw({ ...resolved, landlock: false }),
-  "addon both": raw(resolved),
+  "addon landlock": raw({ ...resolved, seccomp: false, readOnlyView: false }),
+  "addon seccomp": raw({ ...resolved, landlock: false, readOnlyView: false }),
+  "addon both": raw({ ...resolved, readOnlyView: false }),
 };
+if (resolved.readOnlyView) {
+  const noView = { ...box, readOnlyView: false };
+  contenders["sandboxed no view"] = () =>
+    spawn(TRUE, [], { stdio: "ignore", env, sandbox: noView });
+  contenders["addon view"] = raw({ ...resolved, landlock: false, seccomp: false });
+  contenders["addon all"] = raw(resolved);
+} else {
+  console.log(`read-only view: not made here (${support.readOnlyViewUnavailable})`);
+}
 for (const [name, w] of Object.entries(wrappers)) {
   if (w.skip !== undefined) console.log(`${name}: skipped, ${w.skip}`);
   else contenders[name] = () => spawn(w.path, w.args, { stdio: "ignore", env, reject: false });

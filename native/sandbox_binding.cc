@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <climits>
 #include <string>
 
 #include "core/seccomp_filter.h"
@@ -40,6 +41,13 @@ std::vector<std::string> Paths(Napi::Env env, Napi::Object object, const char* k
   return paths;
 }
 
+// Whether `path` is `dir` or lies beneath it (both absolute real paths).
+bool Beneath(const std::string& path, const std::string& dir) {
+  if (dir == "/") return true;
+  return path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 &&
+         path[dir.size()] == '/';
+}
+
 }  // namespace
 
 SandboxInput::~SandboxInput() {
@@ -61,6 +69,8 @@ bool ReadSandbox(Napi::Env env, Napi::Object options, SandboxInput* input) {
   input->landlock = RequiredBool(env, object, "landlock");
   input->seccomp = RequiredBool(env, object, "seccomp");
   input->plan.drop_capabilities = RequiredBool(env, object, "dropCapabilities");
+  input->read_only_view = RequiredBool(env, object, "readOnlyView");
+  input->user_namespace = RequiredBool(env, object, "userNamespace");
   return true;
 }
 
@@ -80,6 +90,40 @@ void PrepareSandbox(Napi::Env env, SandboxInput* input) {
   if (input->seccomp && !native_filter_arch(&arch)) {
     throw SystemError(env, {-ENOSYS, "seccomp", "sandbox"});
   }
+  // Everything writable: there is nothing to make read-only (a clone moved
+  // onto "/" would not even be seen, the child's root staying beneath it).
+  for (const std::string& path : input->spec.write) {
+    if (path == "/") input->read_only_view = false;
+  }
+  if (input->read_only_view) {
+    // A path beneath another writable one (or repeated) is writable in that
+    // one's tree already; a mount of its own would make it a mount point
+    // there, which a step could no longer remove or rename (EBUSY).
+    const std::vector<std::string>& write = input->spec.write;
+    for (size_t i = 0; i < write.size(); ++i) {
+      bool covered = false;
+      for (size_t j = 0; j < write.size() && !covered; ++j) {
+        covered = (j < i && write[j] == write[i]) ||
+                  (write[j] != write[i] && Beneath(write[i], write[j]));
+      }
+      if (!covered) input->view_paths.push_back(write[i].c_str());
+    }
+    input->view_fds.assign(2 * input->view_paths.size(), -1);
+    input->view = {input->view_paths.data(), input->view_paths.size(), input->view_fds.data()};
+    if (input->user_namespace) {
+      input->uid_map = std::to_string(geteuid()) + " " + std::to_string(geteuid()) + " 1\n";
+      input->gid_map = std::to_string(getegid()) + " " + std::to_string(getegid()) + " 1\n";
+      input->view.user_namespace = true;
+      input->view.uid_map = input->uid_map.c_str();
+      input->view.gid_map = input->gid_map.c_str();
+    }
+    char cwd[PATH_MAX];
+    if (getcwd(cwd, sizeof cwd) != nullptr) {
+      input->cwd = cwd;
+      input->view.cwd = input->cwd.c_str();
+    }
+    input->plan.mount_view = &input->view;
+  }
   input->plan.filter = input->seccomp
                            ? sandbox_filter(arch, input->spec.network, input->spec.exec_writable)
                            : nullptr;
@@ -92,6 +136,21 @@ Napi::Value SandboxSupportOf(const Napi::CallbackInfo& info) {
     Napi::Object out = Napi::Object::New(env);
     out.Set("landlockAbi", Napi::Number::New(env, support.landlock_abi));
     out.Set("seccompFilter", Napi::Boolean::New(env, support.seccomp_filter));
+    const char* view = "available";
+    switch (probe_mount_view()) {
+      case MountViewUnavailable::kNone:
+        break;
+      case MountViewUnavailable::kUserNamespace:
+        view = "user-namespace";
+        break;
+      case MountViewUnavailable::kKernel:
+        view = "kernel";
+        break;
+      case MountViewUnavailable::kPrivilege:
+        view = "privilege";
+        break;
+    }
+    out.Set("readOnlyView", Napi::String::New(env, view));
     return out;
   });
 }

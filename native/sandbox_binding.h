@@ -1,14 +1,17 @@
 // sandbox_binding.h — marshalling only: reads spawn's optional `sandbox`
 //   { readAll: boolean, read: string[], write: string[], exec: string[],
 //     execWritable: boolean, network: boolean, landlock: boolean, seccomp: boolean,
-//     dropCapabilities: boolean }
-// (absolute paths; `landlock`/`seccomp` say which parts to apply, as decided
+//     dropCapabilities: boolean, readOnlyView: boolean, userNamespace: boolean }
+// (absolute paths; `landlock`/`seccomp`/`readOnlyView` say which parts to apply, as decided
 // by the TypeScript policy against sandboxSupport()), builds the Landlock
 // ruleset in the parent when asked, and exports sandboxSupport() and
 // sandboxFilter() (the seccomp program as [code, jt, jf, k] rows, for tests).
 #pragma once
 
 #include <napi.h>
+
+#include <string>
+#include <vector>
 
 #include "core/sandbox.h"
 
@@ -19,6 +22,14 @@ struct SandboxInput {
   bool landlock = false;
   bool seccomp = false;
   int ruleset_fd = -1;  // owned; closed by the destructor
+  bool read_only_view = false;
+  bool user_namespace = false;
+  std::string uid_map;
+  std::string gid_map;
+  std::string cwd;
+  std::vector<const char*> view_paths;  // into spec.write
+  std::vector<int> view_fds;            // the child's scratch (mount_view.h)
+  MountView view;
   SandboxPlan plan;
   SandboxInput() = default;
   ~SandboxInput();
@@ -33,7 +44,8 @@ bool ReadSandbox(Napi::Env env, Napi::Object options, SandboxInput* input);
 // (syscall "landlock_create_ruleset" / "landlock_add_rule", path) on failure.
 void PrepareSandbox(Napi::Env env, SandboxInput* input);
 
-// sandboxSupport() → { landlockAbi: number, seccompFilter: boolean }
+// sandboxSupport() → { landlockAbi: number, seccompFilter: boolean,
+//   readOnlyView: "available" | "user-namespace" | "kernel" | "privilege" }
 Napi::Value SandboxSupportOf(const Napi::CallbackInfo& info);
 
 // sandboxFilter({ arch: "x86_64" | "aarch64", network, execWritable }) → the

@@ -98,6 +98,10 @@ export interface RawSandbox {
   seccomp: boolean;
   /** Empty every capability set before exec (bounding, ambient, inheritable, permitted, effective). */
   dropCapabilities: boolean;
+  /** A private mount namespace, read-only except `write` (native/core/mount_view.h). */
+  readOnlyView: boolean;
+  /** Make the view in a user namespace too (a host without CAP_SYS_ADMIN). */
+  userNamespace: boolean;
 }
 
 /** The one options object `spawn` takes; every field is type-checked natively. */
@@ -197,7 +201,11 @@ export interface NativeBinding {
   /** posix_spawn, then poll(2) on this thread until the child is reaped; no event loop turn. */
   spawnSync?(options: RawSpawnSyncOptions): RawSyncResult;
   /** What the kernel can enforce for `sandbox`: Landlock's ABI (0: none) and the seccomp filter. */
-  sandboxSupport?(): { landlockAbi: number; seccompFilter: boolean };
+  sandboxSupport?(): {
+    landlockAbi: number;
+    seccompFilter: boolean;
+    readOnlyView?: "available" | "user-namespace" | "kernel" | "privilege";
+  };
   /** The seccomp program a sandboxed child installs on `arch`, as [code, jt, jf, k] rows (for tests). */
   sandboxFilter?(options: {
     arch: "x86_64" | "aarch64";

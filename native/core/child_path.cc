@@ -185,6 +185,13 @@ EXACTSPAWN_CHILD_CODE int child_main(void* raw) {
   } else if (r.new_process_group) {
     if (syscall(SYS_setpgid, 0, 0) != 0) fail(args, "setpgid", "processGroup");
   }
+  if (c.sandbox != nullptr && c.sandbox->mount_view != nullptr) {
+    const char* name = "unshare";
+    if (int err = apply_mount_view(*c.sandbox->mount_view, &name); err != 0) {
+      errno = -err;
+      fail(args, name, "sandbox");
+    }
+  }
   if (c.sandbox != nullptr) {
     SandboxStep step = SandboxStep::kNone;
     if (apply_sandbox(*c.sandbox, &step) != 0) {
@@ -319,7 +326,9 @@ void reap_failed(pid_t child) {
 }  // namespace
 
 bool needs_private_memory(const ExecControls& controls) {
-  return controls.set_uid || controls.set_gid || controls.set_groups;
+  return controls.set_uid || controls.set_gid || controls.set_groups ||
+         (controls.sandbox != nullptr && controls.sandbox->mount_view != nullptr &&
+          controls.sandbox->mount_view->user_namespace);
 }
 
 int read_start_status(int fd, ChildPathFailure* failure) {

@@ -100,7 +100,8 @@ struct ChildPathFailure {
   bool in_child = false;
 };
 
-// Whether the child is started copy-on-write (it changes its credentials).
+// Whether the child is started copy-on-write (it changes its credentials, or
+// enters a user namespace for its mount view: mount_view.h).
 bool needs_private_memory(const ExecControls& controls);
 
 // Starts the child; on success stores its pid and returns 0. Otherwise

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "mount_view.h"
+
 namespace exactspawn {
 
 // What the host asked for; paths are absolute.
@@ -40,7 +42,9 @@ SandboxSupport probe_sandbox();
 // ruleset fd (O_CLOEXEC) or -errno; on a path's failure, *failed_path names it.
 int build_ruleset(const SandboxSpec& spec, int abi, std::string* failed_path);
 
-// What the child applies, in this order: no_new_privs, the capability
+// What the child applies, in this order: the read-only mount view (if
+// mount_view is non-null; mount_view.h, before anything that drops
+// privileges), no_new_privs, the capability
 // bounding set emptied (if drop_capabilities and the child holds
 // CAP_SETPCAP), the Landlock ruleset (if ruleset_fd >= 0), the filter (if
 // non-null).
@@ -48,6 +52,7 @@ struct SandboxPlan {
   int ruleset_fd = -1;
   const struct sock_fprog* filter = nullptr;
   bool drop_capabilities = false;
+  const MountView* mount_view = nullptr;
 };
 
 // Which step of apply_sandbox() failed.

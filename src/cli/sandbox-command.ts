@@ -13,6 +13,8 @@ Prints what the kernel here can enforce for spawn's \`sandbox\` option:
                 renames, 3 truncate, 4 TCP bind/connect, 5 device ioctl,
                 6 signal and abstract-socket scoping
   seccomp       whether the system-call filter can be installed
+  read-only view  whether children get a private mount view, read-only
+                outside writable (needs root and Linux 5.12), or why not
   missing       parts a sandbox is refused for unless the host accepts them
                 with allowWeaker (exit status 1 when any is missing)
 
@@ -29,6 +31,12 @@ const PARTS: Record<SandboxPart, string> = {
     "terminal injection, keyrings, setuid bits, owner and xattr changes, io_uring, executable memfds refused (seccomp)",
 };
 
+const VIEW_UNAVAILABLE: Record<NonNullable<SandboxSupport["readOnlyViewUnavailable"]>, string> = {
+  privilege: "no: the host lacks CAP_SYS_ADMIN (not root)",
+  kernel: "no: the kernel lacks open_tree, move_mount, openat2 or mount_setattr (Linux 5.12)",
+  engine: "not probed (needs the native engine)",
+};
+
 /** The stable machine-readable shape printed by --json. */
 export function sandboxJson(support: SandboxSupport): Record<string, unknown> {
   return {
@@ -38,6 +46,9 @@ export function sandboxJson(support: SandboxSupport): Record<string, unknown> {
     landlockTcp: support.landlockAbi >= 4,
     landlockScopes: support.landlockAbi >= 6,
     seccompFilter: support.seccompFilter,
+    readOnlyView: support.readOnlyView,
+    readOnlyViewUnavailable: support.readOnlyViewUnavailable ?? null,
+    readOnlyViewUserNamespace: support.readOnlyViewUserNamespace,
     missing: support.missing,
   };
 }
@@ -77,6 +88,12 @@ export function runSandbox(argv: string[]): number {
       support.seccompFilter
         ? yes(true, "yes")
         : yes(false, support.native ? "no" : "not probed (needs the native engine)"),
+    ],
+    [
+      "read-only view",
+      support.readOnlyView
+        ? yes(true, support.readOnlyViewUserNamespace ? "yes (in a user namespace)" : "yes")
+        : yes(false, VIEW_UNAVAILABLE[support.readOnlyViewUnavailable ?? "engine"]),
     ],
   ];
   for (const part of support.missing) rows.push([`missing ${part}`, PARTS[part]]);

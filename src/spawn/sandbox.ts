@@ -37,6 +37,12 @@ export interface SandboxOptions {
   readonly allowWeaker?: readonly SandboxPart[];
   /** Keep the child's capabilities (a root child keeps root's). Default false: every set emptied. */
   readonly keepCapabilities?: boolean;
+  /**
+   * Where this host can (see SandboxSupport.readOnlyView), run the child in a
+   * private mount view in which everything outside `writable` is read-only.
+   * Default true; false never makes one.
+   */
+  readonly readOnlyView?: boolean;
 }
 
 /** A validated sandbox (paths as given, made absolute). */
@@ -48,6 +54,7 @@ export interface NormalizedSandbox {
   readonly network: boolean;
   readonly allowWeaker: ReadonlySet<SandboxPart>;
   readonly keepCapabilities: boolean;
+  readonly readOnlyView: boolean;
 }
 
 /** What this machine's kernel and engine can enforce. */
@@ -58,6 +65,20 @@ export interface SandboxSupport {
   readonly landlockAbi: number;
   /** A seccomp filter can be installed. */
   readonly seccompFilter: boolean;
+  /** A read-only mount view can be made here (docs/sandbox.md, "The read-only mount view"). */
+  readonly readOnlyView: boolean;
+  /**
+   * Why not: `"privilege"` (the host lacks CAP_SYS_ADMIN and cannot make a
+   * user namespace with capabilities over its mounts), `"kernel"`
+   * (no open_tree, move_mount, mount_setattr or openat2: before Linux 5.12),
+   * `"engine"` (the fallback); undefined when it can.
+   */
+  readonly readOnlyViewUnavailable: "privilege" | "kernel" | "engine" | undefined;
+  /**
+   * The view takes a user namespace here (a host without CAP_SYS_ADMIN): it is
+   * then not made for a child that changes its uid, gid or groups.
+   */
+  readonly readOnlyViewUserNamespace: boolean;
   /** The parts a default sandbox (no network) cannot enforce here. */
   readonly missing: readonly SandboxPart[];
 }
@@ -82,6 +103,7 @@ const KEYS = new Set([
   "network",
   "allowWeaker",
   "keepCapabilities",
+  "readOnlyView",
 ]);
 
 function fail(api: string, message: string): never {
@@ -131,12 +153,19 @@ export function normalizeSandbox(api: string, value: unknown): NormalizedSandbox
     network: flag(api, o["network"], "network"),
     allowWeaker: new Set(weaker as SandboxPart[]),
     keepCapabilities: flag(api, o["keepCapabilities"], "keepCapabilities"),
+    readOnlyView: o["readOnlyView"] === undefined || flag(api, o["readOnlyView"], "readOnlyView"),
   };
 }
 
 /** What a kernel reporting `raw` (undefined: no addon) can enforce. Pure. */
 export function supportFrom(
-  raw: { landlockAbi: number; seccompFilter: boolean } | undefined,
+  raw:
+    | {
+        landlockAbi: number;
+        seccompFilter: boolean;
+        readOnlyView?: "available" | "user-namespace" | "kernel" | "privilege";
+      }
+    | undefined,
 ): SandboxSupport {
   const landlockAbi = raw?.landlockAbi ?? 0;
   const seccompFilter = raw?.seccompFilter ?? false;
@@ -147,7 +176,17 @@ export function supportFrom(
     if (landlockAbi < 5) missing.push("ioctl");
   }
   if (!seccompFilter) missing.push("network", "syscalls");
-  return { native: raw !== undefined, landlockAbi, seccompFilter, missing };
+  // An addon older than the view reports no field: it cannot make one.
+  const view = raw === undefined ? "engine" : (raw.readOnlyView ?? "kernel");
+  return {
+    native: raw !== undefined,
+    landlockAbi,
+    seccompFilter,
+    readOnlyView: view === "available" || view === "user-namespace",
+    readOnlyViewUnavailable: view === "available" || view === "user-namespace" ? undefined : view,
+    readOnlyViewUserNamespace: view === "user-namespace",
+    missing,
+  };
 }
 
 let probed: SandboxSupport | undefined;
@@ -193,11 +232,14 @@ function findProgramDirs(): readonly string[] {
  * its system error naming the field; a symbolic link inside a writable
  * directory is refused, see sandbox-paths.ts), refuses overlapping writable and executable directories
  * unless `executeWritable`, and refuses (SandboxError) any part this machine
- * cannot enforce that the host did not accept as weaker.
+ * cannot enforce that the host did not accept as weaker. `changesCredentials`:
+ * the spawn sets uid, gid or groups, which a view made in a user namespace
+ * cannot combine with (the view is then not made).
  */
 export function resolveSandbox(
   sandbox: NormalizedSandbox,
   support: SandboxSupport = sandboxSupport(),
+  changesCredentials = false,
 ): RawSandbox {
   if (!support.native) {
     throw new SandboxError(
@@ -245,5 +287,10 @@ export function resolveSandbox(
     landlock: support.landlockAbi >= 1,
     seccomp: support.seccompFilter,
     dropCapabilities: !sandbox.keepCapabilities,
+    readOnlyView:
+      sandbox.readOnlyView &&
+      support.readOnlyView &&
+      !(support.readOnlyViewUserNamespace && changesCredentials),
+    userNamespace: support.readOnlyViewUserNamespace,
   };
 }

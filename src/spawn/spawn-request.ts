@@ -16,7 +16,7 @@ import { type EnvEntry, envEntriesOnce } from "../env-input.js";
 import { displayName, systemError } from "../errors.js";
 import { footprintOf, limitsWithChildStack, probeLimits } from "../limits.js";
 import type { CaptureRequest, EngineRequest } from "./engine.js";
-import { childStackSoft } from "./exec-controls.js";
+import { childStackSoft, type ExecControls } from "./exec-controls.js";
 import { outputLimit } from "./output-limit.js";
 import { resolveFile } from "./resolve-file.js";
 import { resolveSandbox } from "./sandbox.js";
@@ -105,9 +105,20 @@ export function engineRequest(input: SpawnInput): EngineRequest {
     setpgroup: o.processGroup,
     cleanup: o.cleanup,
     controls: o.controls,
-    sandbox: o.sandbox === undefined ? undefined : resolveSandbox(o.sandbox),
+    sandbox:
+      o.sandbox === undefined
+        ? undefined
+        : resolveSandbox(o.sandbox, undefined, changesCredentials(o.controls)),
     capture: o.buffer ? captureRequest(o.stdio, outputLimit(o.maxBuffer, o.encoding)) : undefined,
   };
+}
+
+/** Whether the child changes its credentials (the copy-on-write child path). */
+function changesCredentials(controls: ExecControls | undefined): boolean {
+  return (
+    controls !== undefined &&
+    (controls.uid !== undefined || controls.gid !== undefined || controls.groups !== undefined)
+  );
 }
 
 const STDOUT_AND_STDERR: readonly number[] = [1, 2];

@@ -11,6 +11,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { release } from "node:os";
 import { describe, expect, it } from "vitest";
 import { fixtureBinary } from "../fixtures/build.js";
 import { cli } from "../helpers/run-cli.js";
@@ -22,6 +23,15 @@ const landlockAbi = Number(execFileSync(fixtureBinary("landlock-abi"), { encodin
 const seccomp =
   /^Seccomp:/m.test(readFileSync("/proc/self/status", "utf8")) &&
   (process.arch === "x64" || process.arch === "arm64");
+
+/**
+ * The read-only mount view: root (CAP_SYS_ADMIN) on Linux 5.12 or later
+ * (docs/sandbox.md). A host that is not root depends on its user-namespace
+ * policy; only root is checked here.
+ */
+const [major = 0, minor = 0] = release().split(".").map(Number);
+const isRoot = process.getuid?.() === 0;
+const view = isRoot && (major > 5 || (major === 5 && minor >= 12));
 
 /** What a default sandbox (no network) cannot get here: docs/sandbox.md's table. */
 function expectedMissing(abi: number, filter: boolean): string[] {
@@ -45,6 +55,9 @@ describe("exactspawn sandbox", () => {
       landlockTcp: landlockAbi >= 4,
       landlockScopes: landlockAbi >= 6,
       seccompFilter: seccomp,
+      readOnlyView: isRoot ? view : expect.any(Boolean),
+      readOnlyViewUnavailable: view ? null : isRoot ? "kernel" : expect.anything(),
+      readOnlyViewUserNamespace: isRoot ? false : expect.any(Boolean),
       missing,
     });
     expect(run.status).toBe(missing.length === 0 ? 0 : 1);
@@ -62,6 +75,9 @@ describe("exactspawn sandbox", () => {
     const missing = expectedMissing(landlockAbi, seccomp);
     for (const part of missing) expect(run.stdout).toMatch(new RegExp(`^missing ${part}\\s`, "m"));
     if (missing.length === 0) expect(run.stdout).toMatch(/^enforced\s+filesystem, truncate/m);
+    if (isRoot) {
+      expect(run.stdout).toMatch(view ? /^read-only view\s+yes$/m : /^read-only view\s+no: /m);
+    }
   });
 
   it("reports the fallback engine, which confines nothing, and exits 1", () => {
@@ -72,6 +88,9 @@ describe("exactspawn sandbox", () => {
       native: false,
       landlockAbi: 0,
       seccompFilter: false,
+      readOnlyView: false,
+      readOnlyViewUnavailable: "engine",
+      readOnlyViewUserNamespace: false,
       missing: ["filesystem", "network", "syscalls"],
     });
     const human = cli(["sandbox"], { env });

@@ -37,6 +37,7 @@ describe("sandbox option validation", () => {
     [{ writable: [], executeWritable: 1 }, /executeWritable must be a boolean/],
     [{ writable: [], allowWeaker: ["everything"] }, /allowWeaker has an unknown part/],
     [{ writable: [], keepCapabilities: "yes" }, /keepCapabilities must be a boolean/],
+    [{ writable: [], readOnlyView: "no" }, /readOnlyView must be a boolean/],
     [{ writable: [], writeable: [] }, /unknown field: writeable/],
   ])("refuses %j with a TypeError naming the field", (value, pattern) => {
     expect(() => normalizeSandbox("spawn", value)).toThrow(TypeError);
@@ -50,6 +51,59 @@ describe("sandbox option validation", () => {
       executable: undefined,
       executeWritable: false,
       network: false,
+      readOnlyView: true,
+    });
+  });
+});
+
+describe("the read-only mount view", () => {
+  it.each([
+    [{ landlockAbi: 7, seccompFilter: true, readOnlyView: "available" as const }, true, undefined],
+    [
+      { landlockAbi: 7, seccompFilter: true, readOnlyView: "privilege" as const },
+      false,
+      "privilege",
+    ],
+    [
+      { landlockAbi: 7, seccompFilter: true, readOnlyView: "user-namespace" as const },
+      true,
+      undefined,
+    ],
+    [{ landlockAbi: 7, seccompFilter: true, readOnlyView: "kernel" as const }, false, "kernel"],
+    [{ landlockAbi: 7, seccompFilter: true }, false, "kernel"], // an addon older than the view
+    [undefined, false, "engine"],
+  ])("support %j: readOnlyView %s, unavailable %s", (raw, available, why) => {
+    expect(supportFrom(raw)).toMatchObject({
+      readOnlyView: available,
+      readOnlyViewUnavailable: why,
+    });
+  });
+
+  it("is made where the host can, unless the sandbox says readOnlyView: false", () => {
+    const can = supportFrom({ landlockAbi: 7, seccompFilter: true, readOnlyView: "available" });
+    const cannot = supportFrom({ landlockAbi: 7, seccompFilter: true, readOnlyView: "privilege" });
+    expect(resolveSandbox(sandbox({ writable: [work] }), can).readOnlyView).toBe(true);
+    expect(resolveSandbox(sandbox({ writable: [work] }), cannot).readOnlyView).toBe(false);
+    const off = sandbox({ writable: [work], readOnlyView: false });
+    expect(resolveSandbox(off, can).readOnlyView).toBe(false);
+  });
+
+  it("takes a user namespace where the host is not root, and then not with credential changes", () => {
+    const userns = supportFrom({
+      landlockAbi: 7,
+      seccompFilter: true,
+      readOnlyView: "user-namespace",
+    });
+    const can = supportFrom({ landlockAbi: 7, seccompFilter: true, readOnlyView: "available" });
+    expect(userns.readOnlyViewUserNamespace).toBe(true);
+    expect(resolveSandbox(sandbox({ writable: [work] }), userns)).toMatchObject({
+      readOnlyView: true,
+      userNamespace: true,
+    });
+    expect(resolveSandbox(sandbox({ writable: [work] }), userns, true).readOnlyView).toBe(false);
+    expect(resolveSandbox(sandbox({ writable: [work] }), can, true)).toMatchObject({
+      readOnlyView: true,
+      userNamespace: false,
     });
   });
 });
