@@ -189,26 +189,10 @@ describe.runIf(view)("sandbox: the read-only mount view", () => {
 // A child that changes its uid starts copy-on-write; the view is made before
 // the change (it needs CAP_SYS_ADMIN), and covers the files the new user owns.
 describe.runIf(view && root)("sandbox: the read-only mount view, uid exec control", () => {
-  const user = `esview${process.pid % 100000}`;
-  let uid = 0;
-  // A directory the test user can reach (the test run's TMPDIR is 0700).
-  let dir = "";
-  beforeAll(() => {
-    execFileSync("useradd", ["--no-create-home", "--shell", "/usr/sbin/nologin", user]);
-    uid = Number(execFileSync("id", ["-u", user], { encoding: "utf8" }).trim());
-    dir = mkdtempSync("/tmp/exactspawn-view-uid-");
-    chmodSync(dir, 0o755);
-    for (const sub of ["in", "out"]) {
-      mkdirSync(join(dir, sub));
-      chownSync(join(dir, sub), uid, uid);
-    }
-  });
-  afterAll(() => {
-    if (dir !== "") rmSync(dir, { recursive: true, force: true });
-    execFileSync("userdel", [user]);
-  });
+  const account = testUserWithDirs("esview", "/tmp/exactspawn-view-uid-");
 
   it("refuses the new user's chmod and touch outside writable", async () => {
+    const { uid, dir } = account;
     const target = join(dir, "out", "theirs");
     writeFileSync(target, "");
     chownSync(target, uid, uid);
@@ -250,25 +234,10 @@ console.log(JSON.stringify({ support, view, withUid }));`;
 describe.runIf(nativeStatus().loaded && root && existsSync(PACKAGE_ROOT))(
   "sandbox: the read-only mount view on a host that is not root",
   () => {
-    const user = `esviewh${process.pid % 100000}`;
-    let uid = 0;
-    let dir = "";
-    beforeAll(() => {
-      execFileSync("useradd", ["--no-create-home", "--shell", "/usr/sbin/nologin", user]);
-      uid = Number(execFileSync("id", ["-u", user], { encoding: "utf8" }).trim());
-      dir = mkdtempSync("/tmp/exactspawn-view-host-");
-      chmodSync(dir, 0o755);
-      for (const sub of ["in", "out"]) {
-        mkdirSync(join(dir, sub));
-        chownSync(join(dir, sub), uid, uid);
-      }
-    });
-    afterAll(() => {
-      if (dir !== "") rmSync(dir, { recursive: true, force: true });
-      execFileSync("userdel", [user]);
-    });
+    const account = testUserWithDirs("esviewh", "/tmp/exactspawn-view-host-");
 
     it("refuses the host user's chmod and times outside writable (EROFS)", () => {
+      const { uid, dir } = account;
       const target = join(dir, "out", "theirs");
       writeFileSync(target, "");
       chownSync(target, uid, uid);
@@ -298,6 +267,7 @@ describe.runIf(nativeStatus().loaded && root && existsSync(PACKAGE_ROOT))(
     });
 
     it("a failure in its copy-on-write child names the call and the step", () => {
+      const { uid, dir } = account;
       // move_mount refused (as a container profile may): the probe, which
       // does not move a mount, still finds the view; the child reports the
       // call through its start-status pipe.
@@ -384,3 +354,28 @@ describe.runIf(view && existsSync(PACKAGE_ROOT))(
     );
   },
 );
+
+/**
+ * A test user (created in beforeAll, removed in afterAll) and a directory it
+ * can reach (the test run's TMPDIR is 0700) holding `in/` and `out/`, both
+ * owned by that user.
+ */
+function testUserWithDirs(prefix: string, dirPrefix: string): { uid: number; dir: string } {
+  const user = `${prefix}${process.pid % 100000}`;
+  const account = { uid: 0, dir: "" };
+  beforeAll(() => {
+    execFileSync("useradd", ["--no-create-home", "--shell", "/usr/sbin/nologin", user]);
+    account.uid = Number(execFileSync("id", ["-u", user], { encoding: "utf8" }).trim());
+    account.dir = mkdtempSync(dirPrefix);
+    chmodSync(account.dir, 0o755);
+    for (const sub of ["in", "out"]) {
+      mkdirSync(join(account.dir, sub));
+      chownSync(join(account.dir, sub), account.uid, account.uid);
+    }
+  });
+  afterAll(() => {
+    if (account.dir !== "") rmSync(account.dir, { recursive: true, force: true });
+    execFileSync("userdel", [user]);
+  });
+  return account;
+}
