@@ -217,21 +217,33 @@ void Detach(Watch* w, Life to) {
 void InitChildWatch(Napi::Env env, Napi::Object exports) {
   EnvState* state = new EnvState();
   state->env = env;
-  if (InitWatchEvents(env, state) != napi_ok) {
+  // The environment owns the state before anything below can throw (a
+  // terminating worker, exports that refuse a property): its finalizer
+  // frees it, with no teardown hook to wait for until one is registered.
+  state->hook_done = true;
+  if (napi_set_instance_data(
+          env, state,
+          [](napi_env raw, void* data, void*) {
+            FinalizeState(Napi::Env(raw), static_cast<EnvState*>(data));
+          },
+          nullptr) != napi_ok) {
     delete state;
+    throw Napi::Error::New(env, "exactspawn: could not attach the exit watch to the environment");
+  }
+  if (InitWatchEvents(env, state) != napi_ok) {
     throw Napi::Error::New(env,
                            "exactspawn: could not create the exit watch's thread-safe function");
   }
-  Napi::Function ctor = DefineChildHandle(env);
-  napi_create_reference(env, ctor, 1, &state->handle_ctor);
-  exports.Set("ChildHandle", ctor);
-  exports.Set("useHostLoop", Napi::Function::New(env, UseHostLoop, "useHostLoop"));
-  env.SetInstanceData<EnvState, FinalizeState>(state);
   // Registered after the thread-safe function, so it runs before that
   // function's own teardown (cleanup hooks run in reverse order).
   if (napi_add_env_cleanup_hook(env, OnTeardown, state) != napi_ok) {
     throw Napi::Error::New(env, "exactspawn: could not register the teardown hook");
   }
+  state->hook_done = false;
+  Napi::Function ctor = DefineChildHandle(env);
+  napi_create_reference(env, ctor, 1, &state->handle_ctor);
+  exports.Set("ChildHandle", ctor);
+  exports.Set("useHostLoop", Napi::Function::New(env, UseHostLoop, "useHostLoop"));
 }
 
 Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,

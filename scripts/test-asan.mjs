@@ -126,6 +126,24 @@ writeFileSync(
     await new Promise((r) => setTimeout(r, 20 + i * 5));
     await worker.terminate();
   }
+  // A load that fails part-way (exports that refuse one property, as a
+  // terminating worker's would) leaves nothing behind: each name in turn.
+  const addon = ${JSON.stringify(join(scratch, "build/Release/exactspawn.node"))};
+  const loaded = { exports: {} };
+  process.dlopen(loaded, addon);
+  for (const name of Object.keys(loaded.exports)) {
+    const refuse = (target, key, value) => {
+      if (key === name) throw new Error("refused");
+      return Reflect.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+    };
+    const exports = new Proxy({}, { set: (t, k, v) => refuse(t, k, v), defineProperty: (t, k, d) => refuse(t, k, d.value) });
+    try {
+      process.dlopen({ exports }, addon);
+      throw new Error("the load with " + name + " refused did not fail");
+    } catch (error) {
+      if (error.message !== "refused") throw error;
+    }
+  }
   console.log("leak workload done");
   `,
 );
