@@ -32,6 +32,8 @@ const NOT_ENGINE_DEPENDENT = [
   "test/limits.test.ts",
   "test/limits-kernel.test.ts",
   "test/matrix-suite.test.ts",
+  "test/musl-core.test.ts",
+  "test/process-hygiene.test.ts",
   "test/native.test.ts",
   "test/native/**",
   "test/runtimes.test.ts",

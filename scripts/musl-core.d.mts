@@ -25,3 +25,5 @@ export function muslCoreMissing(arch: string): string | undefined;
 export function runMuslCore(arch: string): MuslCoreResult;
 /** One result cell for the matrix. */
 export function muslCoreSummary(result: MuslCoreResult): string;
+/** The native/core/ files (without .cc) the musl driver links. */
+export const CORE: readonly string[];

@@ -33,7 +33,7 @@ import { CACHE, TOOLCHAINS, toolchainBin } from "./toolchains.mjs";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
 /** The native/core/ files the driver links (those it calls and what they call). */
-const CORE = [
+export const CORE = [
   "probe",
   "kernel_support",
   "spawn_process",
@@ -48,6 +48,7 @@ const CORE = [
   "event_set",
   "signal_names",
   "resource_limits",
+  "mount_view",
 ];
 
 export const MUSL_TARGETS = {
