@@ -231,8 +231,19 @@ const view = await run("chmod 0777 " + target + "; touch -d 2000-01-01 " + targe
 const withUid = await run("chmod 0777 " + target, { uid: process.getuid(), gid: process.getgid() });
 console.log(JSON.stringify({ support, view, withUid }));`;
 
-describe.runIf(nativeStatus().loaded && root && existsSync(PACKAGE_ROOT))(
-  "sandbox: the read-only mount view on a host that is not root",
+// The host runs as a test user with this Node: a Node under root's home (the
+// matrix's cached builds) is out of its reach, and the test is skipped there.
+const nodeReachable = (() => {
+  const parts = process.execPath.split("/").filter(Boolean);
+  for (let i = 0; i <= parts.length; i++) {
+    const path = `/${parts.slice(0, i).join("/")}`;
+    if ((statSync(path).mode & 0o001) === 0) return false;
+  }
+  return true;
+})();
+
+describe.runIf(nativeStatus().loaded && root && nodeReachable && existsSync(PACKAGE_ROOT))(
+  `sandbox: the read-only mount view on a host that is not root${nodeReachable ? "" : " (skipped: this Node is out of reach of other users)"}`,
   () => {
     const account = testUserWithDirs("esviewh", "/tmp/exactspawn-view-host-");
 
