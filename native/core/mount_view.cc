@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -29,6 +30,8 @@ constexpr unsigned kAtEmptyPath = 0x1000;              // AT_EMPTY_PATH
 constexpr unsigned kMoveMountFEmptyPath = 0x00000004;  // MOVE_MOUNT_F_EMPTY_PATH
 constexpr unsigned kMoveMountTEmptyPath = 0x00000040;  // MOVE_MOUNT_T_EMPTY_PATH
 constexpr uint64_t kMountAttrRdonly = 0x00000001;      // MOUNT_ATTR_RDONLY
+constexpr uint64_t kMountAttrNosuid = 0x00000002;      // MOUNT_ATTR_NOSUID
+constexpr uint64_t kMountAttrNodev = 0x00000004;       // MOUNT_ATTR_NODEV
 constexpr uint64_t kResolveNoSymlinks = 0x04;          // RESOLVE_NO_SYMLINKS
 constexpr int kCapSysAdmin = 21;
 
@@ -165,6 +168,20 @@ __attribute__((no_sanitize_address)) int apply_mount_view(const MountView& view,
       break;
     }
     trees[i] = static_cast<int>(fd);
+    // Setid bits and device nodes beneath a writable path are inert in the
+    // view, whoever made them (a process entering this mount namespace
+    // without no_new_privs included). A writable path that is itself a
+    // device (/dev/null listed) keeps working: nosuid only there.
+    struct stat st;
+    const bool device =
+        syscall(SYS_fstat, targets[i], &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode));
+    MountAttr inert = {kMountAttrNosuid | (device ? 0 : kMountAttrNodev), 0, 0, 0};
+    if (syscall(kMountSetattr, trees[i], "", kAtEmptyPath | kAtRecursive, &inert, sizeof inert) !=
+        0) {
+      *name = "mount_setattr";
+      err = -errno;
+      break;
+    }
   }
   if (err == 0) {
     MountAttr attr = {kMountAttrRdonly, 0, 0, 0};

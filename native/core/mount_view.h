@@ -59,7 +59,9 @@ struct MountView {
 // recursively private (nothing propagates back to the host's namespace);
 // each writable path opened without following symbolic links (openat2
 // RESOLVE_NO_SYMLINKS, in the new namespace) and its tree cloned
-// (open_tree OPEN_TREE_CLONE | AT_RECURSIVE), its mounts' flags as they are;
+// (open_tree OPEN_TREE_CLONE | AT_RECURSIVE), its mounts' flags as they are
+// plus nosuid and nodev (mount_setattr AT_RECURSIVE on the clone; nosuid only
+// where the path is itself a device);
 // every mount beneath "/" made read-only (mount_setattr AT_RECURSIVE); each
 // clone moved back onto its path (move_mount); the working directory entered
 // again by path (a failure there keeps the old one). Returns 0, or -errno with

@@ -21,6 +21,8 @@ enum class Kind {
   kDenyUnlessAnyBit,  // refused when arg & a == 0
   kDenyIfEither,      // refused when arg == a or arg == b
   kDenyUnlessEqual,   // refused when arg != a
+  kDenyIfBothBits,    // refused when arg & a != 0 and arg2 & b != 0
+  kNoSuchCall,        // always fails with ENOSYS, as on a kernel without it
 };
 
 enum class When { kAlways, kNoNetwork, kNoExecWritable };
@@ -34,6 +36,7 @@ struct Call {
   uint32_t a;
   uint32_t b;
   When when;
+  int arg2 = 0;  // the second argument kDenyIfBothBits reads
 };
 
 constexpr uint32_t kTiocsti = 0x5412;
@@ -41,6 +44,10 @@ constexpr uint32_t kTioclinux = 0x541C;
 constexpr uint32_t kSetIdBits = 04000 | 02000;  // S_ISUID | S_ISGID
 constexpr uint32_t kMfdNoexecSeal = 0x0008U;    // Linux 6.3
 constexpr uint32_t kAfUnix = 1;
+// Flags under which open/openat use their mode argument: O_CREAT and
+// __O_TMPFILE (the same values on both ABIs, asm-generic/fcntl.h); without
+// them the kernel ignores the mode (build_open_how in fs/open.c).
+constexpr uint32_t kCreatingOpen = 0100 | 020000000;
 
 // Numbers from arch/x86/entry/syscalls/syscall_64.tbl and
 // include/uapi/asm-generic/unistd.h (arm64).
@@ -69,11 +76,30 @@ constexpr Call kCalls[] = {
     {319, 279, Kind::kDenyUnlessAnyBit, 1, kMfdNoexecSeal, 0, When::kNoExecWritable},  // memfd
     {41, 198, Kind::kDenyUnlessEqual, 0, kAfUnix, 0, When::kNoNetwork},                // socket
     {53, 199, Kind::kDenyUnlessEqual, 0, kAfUnix, 0, When::kNoNetwork},                // socketpair
+    // Another process's limits (RLIMIT_CPU {1,1} on the host makes the kernel
+    // SIGKILL it): only pid 0, the caller itself, which is what setrlimit and
+    // getrlimit pass in glibc and musl. A caller naming its own pid is refused
+    // too: the program is shared by every process of the sandbox, so it
+    // cannot know one pid (docs/sandbox.md).
+    {302, 261, Kind::kDenyUnlessEqual, 0, 0, 0, When::kAlways},  // prlimit64
+    // Setid bits at creation: the mode is not masked by the umask, so these
+    // plant a setuid file as surely as chmod. mkdir/mkdirat are not listed:
+    // the kernel drops S_ISUID and S_ISGID from their mode (vfs_mkdir keeps
+    // S_IRWXUGO | S_ISVTX; a directory's S_ISGID comes only from its parent).
+    {133, -1, Kind::kDenyIfAnyBit, 1, kSetIdBits, 0, When::kAlways},                   // mknod
+    {259, 33, Kind::kDenyIfAnyBit, 2, kSetIdBits, 0, When::kAlways},                   // mknodat
+    {85, -1, Kind::kDenyIfAnyBit, 1, kSetIdBits, 0, When::kAlways},                    // creat
+    {2, -1, Kind::kDenyIfBothBits, 1, kCreatingOpen, kSetIdBits, When::kAlways, 2},    // open
+    {257, 56, Kind::kDenyIfBothBits, 2, kCreatingOpen, kSetIdBits, When::kAlways, 3},  // openat
+    // openat2 keeps its mode inside a struct the filter cannot read: ENOSYS,
+    // so callers fall back to openat as on a kernel before 5.6.
+    {437, 437, Kind::kNoSuchCall, 0, 0, 0, When::kAlways},  // openat2
 };
 constexpr size_t kCallCount = sizeof kCalls / sizeof kCalls[0];
 
 constexpr uint32_t kAllow = SECCOMP_RET_ALLOW;
 constexpr uint32_t kDenyAction = SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA);
+constexpr uint32_t kNoSuchCallAction = SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA);
 constexpr uint32_t kKill = SECCOMP_RET_KILL_PROCESS;
 constexpr uint32_t kX32Bit = 0x40000000;
 constexpr uint32_t kArchOffset = offsetof(struct seccomp_data, arch);
@@ -84,9 +110,30 @@ constexpr uint32_t arg_offset(int i) {
   return static_cast<uint32_t>(offsetof(struct seccomp_data, args) + 8 * i);
 }
 
-// Longest program: 5 head + 1 dispatch and at most 5 block instructions per
-// call + allow + deny.
-constexpr size_t kMaxInstructions = 5 + 6 * kCallCount + 2;
+constexpr size_t block_size(Kind kind) {
+  switch (kind) {
+    case Kind::kDeny:
+      return 0;  // jumps straight to the shared deny
+    case Kind::kNoSuchCall:
+      return 1;
+    case Kind::kDenyIfEither:
+      return 5;
+    case Kind::kDenyIfBothBits:
+      return 6;
+    default:
+      return 4;
+  }
+}
+
+// Longest program: 5 head + per call 1 dispatch and its block + allow + deny.
+constexpr size_t longest_program() {
+  size_t n = 5 + 2;
+  for (const Call& call : kCalls) n += 1 + block_size(call.kind);
+  return n;
+}
+constexpr size_t kMaxInstructions = longest_program();
+// Every jump then fits a classic-BPF offset (8 bits).
+static_assert(kMaxInstructions <= 256, "the filter outgrew 8-bit jump offsets");
 
 struct Program {
   struct sock_filter insns[kMaxInstructions];
@@ -97,17 +144,6 @@ bool applies(const Call& call, bool network, bool exec_writable) {
   if (call.when == When::kNoNetwork) return !network;
   if (call.when == When::kNoExecWritable) return !exec_writable;
   return true;
-}
-
-size_t block_size(Kind kind) {
-  switch (kind) {
-    case Kind::kDeny:
-      return 0;  // jumps straight to the shared deny
-    case Kind::kDenyIfEither:
-      return 5;
-    default:
-      return 4;
-  }
 }
 
 struct sock_filter stmt(uint16_t code, uint32_t k) {
@@ -156,6 +192,10 @@ void build(Program* p, FilterArch arch, bool network, bool exec_writable) {
   for (size_t j = 0; j < count; ++j) {
     const Call& call = kCalls[nr_of[j]];
     if (call.kind == Kind::kDeny) continue;
+    if (call.kind == Kind::kNoSuchCall) {
+      f[n++] = stmt(BPF_RET | BPF_K, kNoSuchCallAction);
+      continue;
+    }
     f[n++] = stmt(BPF_LD | BPF_W | BPF_ABS, arg_offset(call.arg));
     // Each block ends with "allow; deny" at n + k and n + k + 1.
     switch (call.kind) {
@@ -177,7 +217,15 @@ void build(Program* p, FilterArch arch, bool network, bool exec_writable) {
         f[n] = jump(BPF_JMP | BPF_JEQ | BPF_K, call.b, n, n + 2, n + 1);
         ++n;
         break;
+      case Kind::kDenyIfBothBits:
+        f[n] = jump(BPF_JMP | BPF_JSET | BPF_K, call.a, n, n + 1, n + 3);
+        ++n;
+        f[n++] = stmt(BPF_LD | BPF_W | BPF_ABS, arg_offset(call.arg2));
+        f[n] = jump(BPF_JMP | BPF_JSET | BPF_K, call.b, n, n + 2, n + 1);
+        ++n;
+        break;
       case Kind::kDeny:
+      case Kind::kNoSuchCall:
         break;
     }
     f[n++] = stmt(BPF_RET | BPF_K, kAllow);

@@ -11,11 +11,18 @@
 //     on these two ABIs);
 //   - setxattr, lsetxattr, fsetxattr, setxattrat, removexattr, lremovexattr,
 //     fremovexattr, removexattrat;
+//   - mknod, mknodat, creat whose mode has S_ISUID or S_ISGID, and open,
+//     openat with O_CREAT or O_TMPFILE and such a mode (setid files planted
+//     at creation; mkdir needs no rule, the kernel drops those bits there);
+//   - prlimit64 on any pid but 0 (the caller): another process's limits,
+//     the host's included, are out of reach; setrlimit/getrlimit pass 0;
 //   - io_uring_setup (io_uring performs operations without these calls);
 //   - when exec of written files is off: memfd_create without
 //     MFD_NOEXEC_SEAL (an anonymous file could otherwise be exec'd);
 //   - when the network is off: socket and socketpair for any family but
 //     AF_UNIX.
+// And it answers openat2 with ENOSYS (its mode lies in a struct the filter
+// cannot read; callers fall back to openat, as on a kernel before 5.6).
 // Each argument the filter reads is declared by the kernel as an int,
 // unsigned int or umode_t, so the low 32 bits are what the kernel uses.
 // See seccomp(2), ioctl_tty(2) (TIOCSTI), memfd_create(2) (MFD_NOEXEC_SEAL).

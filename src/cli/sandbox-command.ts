@@ -28,7 +28,7 @@ const PARTS: Record<SandboxPart, string> = {
   ioctl: "ioctl on devices opened inside the sandbox refused (Landlock ABI 5)",
   network: "sockets other than AF_UNIX refused (seccomp)",
   syscalls:
-    "terminal injection, keyrings, setuid bits, owner and xattr changes, io_uring, executable memfds refused (seccomp)",
+    "terminal injection, keyrings, setuid bits (chmod or at creation), other processes' limits, owner and xattr changes, io_uring, executable memfds refused (seccomp)",
 };
 
 const VIEW_UNAVAILABLE: Record<NonNullable<SandboxSupport["readOnlyViewUnavailable"]>, string> = {

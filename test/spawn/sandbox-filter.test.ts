@@ -19,6 +19,7 @@ type Arch = "x86_64" | "aarch64";
 const ALLOW = 0x7fff0000;
 const KILL_PROCESS = 0x80000000;
 const EPERM = 0x00050000 | 1;
+const ENOSYS = 0x00050000 | 38;
 const AUDIT_ARCH = { x86_64: 0xc000003e, aarch64: 0xc00000b7, i386: 0x40000003, arm: 0x40000028 };
 
 /** Runs `program` on one seccomp_data; throws on anything the kernel would reject. */
@@ -184,6 +185,69 @@ describe.runIf(hasFilter)("the sandbox's seccomp filter", () => {
         expect(verdict("memfd_create", [0n, MFD_CLOEXEC])).toBe(EPERM);
         expect(verdict("memfd_create", [0n, MFD_CLOEXEC | MFD_NOEXEC_SEAL])).toBe(ALLOW);
         expect(verdict("memfd_create", [0n, MFD_CLOEXEC], false, true)).toBe(ALLOW);
+      });
+
+      it("refuses prlimit64 on any pid but the caller's own (0)", () => {
+        const RLIMIT_CPU = 0n;
+        const RLIMIT_NOFILE = 7n;
+        for (const [net, ew] of [
+          [false, false],
+          [true, true],
+        ] as const) {
+          expect(verdict("prlimit64", [0n, RLIMIT_CPU, 1n, 0n], net, ew)).toBe(ALLOW);
+          expect(verdict("prlimit64", [0n, RLIMIT_NOFILE, 0n, 1n], net, ew)).toBe(ALLOW);
+          for (const pid of [1n, 4242n, 0x7fffffffn, 0xffffffffn, 0x1_00000000n + 7n]) {
+            expect(verdict("prlimit64", [pid, RLIMIT_CPU, 1n, 0n], net, ew)).toBe(EPERM);
+          }
+        }
+        // setrlimit and getrlimit act on the caller only, and stay.
+        for (const name of ["setrlimit", "getrlimit"]) {
+          if (nr[name] !== undefined) expect(verdict(name, [RLIMIT_NOFILE, 1n])).toBe(ALLOW);
+        }
+      });
+
+      it("refuses setuid and setgid bits at creation: mknod, creat, open and openat", () => {
+        const O_CREAT = 0o100n;
+        const O_TMPFILE = 0o20000000n | 0o200000n;
+        const O_WRONLY = 1n;
+        const S_IFREG = 0o100000n;
+        // [call, index of flags or -1, index of mode]
+        const calls = [
+          ["mknod", -1, 1],
+          ["mknodat", -1, 2],
+          ["creat", -1, 1],
+          ["open", 1, 2],
+          ["openat", 2, 3],
+        ] as const;
+        for (const [name, flagsAt, modeAt] of calls) {
+          if (nr[name] === undefined) continue; // aarch64 has only mknodat and openat
+          const args = (flags: bigint, mode: bigint) => {
+            const list = [0n, 0n, 0n, 0n];
+            if (flagsAt >= 0) list[flagsAt] = flags;
+            list[modeAt] = mode;
+            return list;
+          };
+          const creating = flagsAt >= 0 ? [O_CREAT | O_WRONLY, O_TMPFILE | O_WRONLY] : [0n];
+          for (const flags of creating) {
+            for (const mode of [0o4755n, 0o2755n, 0o6000n, S_IFREG | 0o6755n]) {
+              expect(verdict(name, args(flags, mode))).toBe(EPERM);
+              expect(verdict(name, args(flags, mode), true, true)).toBe(EPERM);
+            }
+            expect(verdict(name, args(flags, S_IFREG | 0o1777n))).toBe(ALLOW);
+            expect(verdict(name, args(flags, 0o644n))).toBe(ALLOW);
+          }
+          // Without O_CREAT or O_TMPFILE the kernel ignores the mode.
+          if (flagsAt >= 0) expect(verdict(name, args(O_WRONLY, 0o4755n))).toBe(ALLOW);
+        }
+        // mkdir's setid bits are dropped by the kernel: no rule.
+        for (const name of ["mkdir", "mkdirat"]) {
+          if (nr[name] !== undefined) expect(verdict(name, [0n, 0o6755n, 0o6755n])).toBe(ALLOW);
+        }
+      });
+
+      it("answers openat2 with ENOSYS, so callers fall back to openat", () => {
+        expect(verdict("openat2", [0n, 0n, 0n, 24n])).toBe(ENOSYS);
+        expect(verdict("openat2", [0n, 0n, 0n, 24n], true, true)).toBe(ENOSYS);
       });
 
       it("limits sockets to AF_UNIX only while the network is off", () => {

@@ -11,12 +11,16 @@
  * Red before the view (the step's chmod 0777 and touch -d succeeded outside
  * writable), and red again with the remount step skipped in
  * native/core/mount_view.cc (the mounts stayed read-write); the non-root
- * host's test red with the user-namespace view skipped there.
+ * host's test red with the user-namespace view skipped there. The nosuid and
+ * nodev tests red with the mount_setattr of the clones removed there (the
+ * entered process printed 0, the device took the write).
  */
 import { execFileSync, spawnSync } from "node:child_process";
+import { once } from "node:events";
 import {
   chmodSync,
   chownSync,
+  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -213,6 +217,82 @@ describe.runIf(view && root)("sandbox: the read-only mount view, uid exec contro
     expect(statSync(target).mode & 0o7777).toBe(0o777);
   });
 });
+
+// Writable paths are nosuid and nodev in the view (issue 27): a setid file
+// or a device node beneath them is inert for every process in the child's
+// mount namespace. The sandboxed child itself also has no_new_privs, which
+// alone keeps a setuid exec from raising it; a process that enters the
+// namespace without it (nsenter, as root's tools do) shows what nosuid adds.
+describe.runIf(view && root && existsSync("/usr/bin/nsenter"))(
+  "sandbox: the read-only mount view, nosuid and nodev beneath writable",
+  () => {
+    const account = testUserWithDirs("esinert", "/tmp/exactspawn-view-inert-");
+
+    it("a setuid-root file the host put in writable gives no one euid 0 in the view", async () => {
+      const { uid, dir } = account;
+      const inside = join(dir, "in");
+      const suid = join(inside, "id-suid");
+      copyFileSync("/usr/bin/id", suid);
+      chmodSync(suid, 0o4755); // root's, made by the host: no filter involved
+      const box = { writable: [inside], executeWritable: true };
+      const child = spawn(
+        "/bin/sh",
+        ["-c", `${suid} -u; grep ' ${inside} ' /proc/self/mountinfo; read line`],
+        {
+          env: { PATH: "/usr/bin:/bin" },
+          sandbox: box,
+          uid,
+          gid: uid,
+          stdio: ["pipe", "pipe", "pipe"],
+        },
+      );
+      try {
+        const out = child.stdout as NodeJS.ReadableStream;
+        let seen = "";
+        while (!seen.includes(inside)) {
+          const [chunk] = (await once(out, "data")) as [Buffer];
+          seen += String(chunk);
+        }
+        // pid pinned: the child is waiting on its stdin, not reaped.
+        const entered = spawnSync(
+          "nsenter",
+          [`--mount=/proc/${child.pid}/ns/mnt`, `--setuid=${uid}`, `--setgid=${uid}`, suid, "-u"],
+          { encoding: "utf8" },
+        );
+        expect({ out: entered.stdout, err: entered.stderr }).toEqual({ out: `${uid}\n`, err: "" });
+        const [own, mountLine] = seen.split("\n");
+        expect(own).toBe(String(uid));
+        expect(mountLine?.split(" ")[5]).toMatch(/^rw,nosuid,nodev/);
+      } finally {
+        (child.stdin as NodeJS.WritableStream).end("\n");
+        await child;
+      }
+      // The oracle: the host's own mounts honour the bit.
+      const host = spawnSync(
+        "setpriv",
+        [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", suid, "-u"],
+        {
+          encoding: "utf8",
+        },
+      );
+      expect(host.stdout).toBe("0\n");
+    });
+
+    it("a device node the host put in writable cannot be opened; a listed device still can", async () => {
+      const { dir } = account;
+      const inside = join(dir, "in");
+      const device = join(inside, "null");
+      execFileSync("mknod", ["-m", "0666", device, "c", "1", "3"]);
+      const box = { writable: [inside, "/dev/null"] };
+      const run = await sh(`echo x > ${device}; echo x > /dev/null && echo listed-ok`, box);
+      expect(run.out).toBe("listed-ok\n");
+      expect(run.err).toContain("Permission denied");
+      // The oracle: without the view the same write reaches the device.
+      const open = await sh(`echo x > ${device} && echo wrote`, { ...box, readOnlyView: false });
+      expect(open.out).toBe("wrote\n");
+    });
+  },
+);
 
 // A host that is not root (a test user) makes the view in a user namespace
 // too: the child maps the host's uid and gid to themselves. Not with a uid
