@@ -180,6 +180,46 @@ describe.runIf(native && isRoot)("where the exec helper runs from", () => {
     });
   });
 
+  it("fails naming the helper's path and the cause where memory refuses exec too (memfd_noexec=2)", () => {
+    // vm.memfd_noexec is per pid namespace (and only raised there): a host of
+    // its own, in a new one, with the helper's mode lost.
+    const copy = join(dir, "no-x-bit-strict");
+    copyFileSync(shipped, copy);
+    chmodSync(copy, 0o644);
+    const host = join(dir, "strict.mjs");
+    writeFileSync(
+      host,
+      `import { nativeBinding } from ${JSON.stringify(pathToFileURL(join(root, "dist/native.js")).href)};
+      import { spawn } from ${JSON.stringify(dist)};
+      nativeBinding().setHelperPath(${JSON.stringify(copy)});
+      const run = nativeBinding().helperStatus().run;
+      try { await spawn("/bin/true", [], { uid: ${NOBODY} }); console.log(JSON.stringify({ run })); }
+      catch (e) { console.log(JSON.stringify({ run, code: e.code, syscall: e.syscall, path: e.path, step: e.step })); }`,
+    );
+    const result = spawnSync(
+      "unshare",
+      [
+        "--pid",
+        "--fork",
+        "--kill-child",
+        "sh",
+        "-c",
+        'echo 2 > /proc/sys/vm/memfd_noexec && exec "$0" "$1"',
+        process.execPath,
+        host,
+      ],
+      { encoding: "utf8" },
+    );
+    expect(result.stderr).toBe("");
+    expect(JSON.parse(result.stdout)).toEqual({
+      run: "unavailable",
+      code: "EACCES",
+      syscall: "memfd_create",
+      path: copy,
+      step: "helper",
+    });
+  });
+
   it("fails naming the helper's path and the call where it is missing", async () => {
     const missing = join(dir, "missing-helper");
     expect(await idAs(missing)).toEqual({
