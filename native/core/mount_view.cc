@@ -9,7 +9,6 @@
 
 #include <cerrno>
 #include <cstdint>
-#include <cstdio>
 
 namespace exactspawn {
 
@@ -82,11 +81,33 @@ __attribute__((no_sanitize_address)) int enter_namespaces(const MountView& view,
 
 }  // namespace
 
+namespace {
+
+// "ID ID 1\n" into map (at least 32 bytes); no stdio in the helper.
+void id_map(unsigned id, char* map) {
+  char digits[12];
+  int count = 0;
+  do {
+    digits[count++] = static_cast<char>('0' + id % 10);
+    id /= 10;
+  } while (id > 0);
+  size_t at = 0;
+  for (int twice = 0; twice < 2; ++twice) {
+    for (int i = count - 1; i >= 0; --i) map[at++] = digits[i];
+    map[at++] = ' ';
+  }
+  map[at++] = '1';
+  map[at++] = '\n';
+  map[at] = '\0';
+}
+
+}  // namespace
+
 int try_user_namespace_view() {
   char uid_map[32];
   char gid_map[32];
-  snprintf(uid_map, sizeof uid_map, "%u %u 1\n", geteuid(), geteuid());
-  snprintf(gid_map, sizeof gid_map, "%u %u 1\n", getegid(), getegid());
+  id_map(geteuid(), uid_map);
+  id_map(getegid(), gid_map);
   MountView view;
   view.user_namespace = true;
   view.uid_map = uid_map;
