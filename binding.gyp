@@ -17,6 +17,7 @@
         "native/watch_events.cc",
         "native/host_loop.cc",
         "native/debug_binding.cc",
+        "native/helper_binding.cc",
         "native/system_error.cc",
         "native/exec_controls_binding.cc",
         "native/sandbox_binding.cc",
@@ -36,9 +37,12 @@
         "native/core/reap.cc",
         "native/core/signal_names.cc",
         "native/core/child_path.cc",
+        "native/core/child_steps.cc",
+        "native/core/helper_plan.cc",
         "native/core/resource_limits.cc",
         "native/core/sandbox.cc",
         "native/core/mount_view.cc",
+        "native/core/mount_view_probe.cc",
         "native/core/seccomp_filter.cc",
         "native/core/watchdog.cc"
       ],
@@ -63,6 +67,21 @@
         "-Wl,--version-script=<(module_root_dir)/native/exports.map",
         "-Wl,--gc-sections"
       ]
+    },
+    {
+      "target_name": "exactspawn-helper",
+      "type": "executable",
+      "sources": [
+        "native/helper/main.cc",
+        "native/core/child_steps.cc",
+        "native/core/helper_plan.cc",
+        "native/core/mount_view.cc",
+        "native/core/sandbox.cc",
+        "native/core/seccomp_filter.cc"
+      ],
+      "cflags_cc": ["-std=c++17", "-Wall", "-Wextra", "-Werror=return-type", "-fno-exceptions", "-fno-rtti"],
+      "cflags": ["-Wall", "-Wextra", "-ffunction-sections", "-fdata-sections"],
+      "ldflags": ["-static", "-Wl,--gc-sections"]
     }
   ]
 }

@@ -7,8 +7,8 @@
 //   child_path   the same, through the addon's own child path (clone + execve,
 //                taken when an exec control is set)
 //   child_path_uid  the child path with `uid` set (the host's own, so no
-//                privilege is needed): a credential-changing child, started
-//                with a copy-on-write clone (docs/spawn.md)
+//                privilege is needed): a credential-changing child, through
+//                the exec helper (docs/spawn.md)
 //   spawn        exactspawn's spawn(): the whole library (needs npm run compile)
 // Prints median spawns/s, median parent CPU µs per spawn (process.cpuUsage,
 // every thread; the C loop's own CPU clock) and each one's CPU over the C

@@ -5,6 +5,7 @@
 
 #include "child_watch.h"
 #include "debug_binding.h"
+#include "helper_binding.h"
 #include "memfd_binding.h"
 #include "pipe_binding.h"
 #include "probe_binding.h"
@@ -32,6 +33,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("startWatchdog", Napi::Function::New(env, StartWatchdog, "startWatchdog"));
   exports.Set("sealedMemfd", Napi::Function::New(env, SealedMemfd, "sealedMemfd"));
   exports.Set("debugCounters", Napi::Function::New(env, DebugCounters, "debugCounters"));
+  exports.Set("setHelperPath", Napi::Function::New(env, SetHelperPath, "setHelperPath"));
+  exports.Set("helperStatus", Napi::Function::New(env, HelperStatusOf, "helperStatus"));
   InitChildWatch(env, exports);
   return exports;
 }

@@ -176,6 +176,23 @@ void ReadSpawnArgs(Napi::Env env, Napi::Object options, SpawnArgs* args) {
   args->child_path = args->child_path || args->sandboxed;
 }
 
+namespace {
+
+// The path a failure names: the helper's for a failure of step "helper".
+const std::string* FailurePath(const StepFailure& failure, const SpawnArgs& args,
+                               std::string* helper) {
+  if (failure.step != nullptr && std::strcmp(failure.step, "helper") == 0) {
+    const char* path = nullptr;
+    StepFailure ignored;
+    helper_run(&path, &ignored);
+    *helper = path;
+    return helper;
+  }
+  return &StartFailurePath(failure.syscall, args.file, args.cwd);
+}
+
+}  // namespace
+
 void StartChild(Napi::Env env, SpawnArgs& args, StartedChild* child) {
   // From here to the spawn no JavaScript runs.
   ResolvePacked(env, "argv", &args.argv);
@@ -215,7 +232,8 @@ void StartChild(Napi::Env env, SpawnArgs& args, StartedChild* child) {
   if (err < 0) {
     StepFailure named = args.child_path ? StepFailure{err, failure.syscall, failure.step}
                                         : StepFailure{err, "posix_spawn", "spawn"};
-    throw SystemError(env, named, &StartFailurePath(named.syscall, args.file, args.cwd));
+    std::string helper;
+    throw SystemError(env, named, FailurePath(named, args, &helper));
   }
 }
 
@@ -232,8 +250,9 @@ void ThrowIfStartFailed(Napi::Env env, const SpawnArgs& args, StartedChild* chil
   close_fd(fd);
   fd = -1;
   if (err < 0) {
-    throw SystemError(env, {err, failure.syscall, failure.step},
-                      &StartFailurePath(failure.syscall, args.file, args.cwd));
+    StepFailure named = {err, failure.syscall, failure.step};
+    std::string helper;
+    throw SystemError(env, named, FailurePath(named, args, &helper));
   }
 }
 

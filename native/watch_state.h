@@ -68,7 +68,7 @@ struct Watch {
   bool end_capture_at_exit = false;
   int reap_error = 0;
   ChildExit exit;
-  // A copy-on-write child's start-status pipe (owned), read at the reap; a
+  // A helper child's start-status pipe (owned), read at the reap; a
   // failed start is delivered as start_error with the step and its path.
   int start_status_fd = -1;
   int start_error = 0;

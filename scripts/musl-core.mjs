@@ -38,6 +38,9 @@ export const CORE = [
   "kernel_support",
   "spawn_process",
   "child_path",
+  "child_steps",
+  "helper_plan",
+  "memfd",
   "stdio_plan",
   "sandbox",
   "seccomp_filter",
@@ -49,6 +52,7 @@ export const CORE = [
   "signal_names",
   "resource_limits",
   "mount_view",
+  "mount_view_probe",
 ];
 
 export const MUSL_TARGETS = {

@@ -18,7 +18,13 @@
 // only libc.so, and every libc symbol they use is in musl's libc.so where this
 // machine has one), and the x64 glibc one is loaded and its stamp read back.
 // Writing the set removes the untagged prebuilds/<platform>/exactspawn.node
-// of earlier releases. Takes ~2 min for linux-x64-glibc alone; the first musl
+// of earlier releases. Beside each architecture's addons it writes the exec
+// helper, prebuilds/linux-<arch>/exactspawn-helper (mode 0755): one static
+// program per architecture serves glibc and musl hosts alike, built with g++
+// -static (x64) or aarch64-linux-gnu-g++ -static (arm64) from the sources of
+// binding.gyp's exactspawn-helper target, stripped, then checked: ELF machine,
+// statically linked (no dynamic section, no interpreter), mode 0755.
+// Takes ~2 min for linux-x64-glibc alone; the first musl
 // build also compiles musl and libc++ for Zig's cache (~8 min), kept in the
 // toolchain cache for later runs.
 import { spawnSync } from "node:child_process";
@@ -31,6 +37,7 @@ import {
   mkdtempSync,
   readFileSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -115,7 +122,7 @@ function build(name) {
   const started = Date.now();
   try {
     const env = { ...process.env };
-    const gypArgs = ["rebuild", "--jobs=2", `--arch=${target.arch}`];
+    const gypArgs = ["configure", `--arch=${target.arch}`];
     const headers = nodedir();
     if (headers) gypArgs.push(`--nodedir=${headers}`);
     if (target.zig) {
@@ -136,6 +143,8 @@ function build(name) {
     }
     const gyp = createRequire(import.meta.url).resolve("node-gyp/bin/node-gyp.js");
     run(process.execPath, [gyp, ...gypArgs], { cwd: dir, env });
+    // The addon only: the helper is built once per architecture (buildHelper).
+    run("make", ["-C", "build", "BUILDTYPE=Release", "-j2", "exactspawn"], { cwd: dir, env });
     const out = join(root, "prebuilds", `linux-${target.arch}`, `exactspawn.${target.libc}.node`);
     mkdirSync(dirname(out), { recursive: true });
     copyFileSync(join(dir, "build/Release/exactspawn.node"), out);
@@ -147,6 +156,57 @@ function build(name) {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The helper's sources, as binding.gyp's exactspawn-helper target lists them (one list). */
+function helperSources() {
+  const gyp = JSON.parse(readFileSync(join(root, "binding.gyp"), "utf8"));
+  const helper = gyp.targets.find((t) => t.target_name === "exactspawn-helper");
+  return helper.sources.map((source) => join(root, source));
+}
+
+/** Builds prebuilds/linux-<arch>/exactspawn-helper (static, stripped, 0755). */
+function buildHelper(arch) {
+  const gnu = TARGETS[`linux-${arch}-glibc`].gnu;
+  const native = arch === process.arch;
+  const out = join(root, "prebuilds", `linux-${arch}`, "exactspawn-helper");
+  mkdirSync(dirname(out), { recursive: true });
+  const started = Date.now();
+  run(native ? "g++" : `${gnu}-g++`, [
+    "-std=c++17",
+    "-O2",
+    "-Wall",
+    "-Wextra",
+    "-fno-exceptions",
+    "-fno-rtti",
+    "-ffunction-sections",
+    "-fdata-sections",
+    "-static",
+    "-Wl,--gc-sections",
+    "-o",
+    out,
+    ...helperSources(),
+  ]);
+  run(native ? "strip" : `${gnu}-strip`, [out]);
+  chmodSync(out, 0o755);
+  return { out, seconds: Math.round((Date.now() - started) / 1000) };
+}
+
+/** Every problem found with one architecture's helper (empty: it is good). */
+async function checkHelper(arch, file) {
+  const problems = [];
+  const { elfFacts } = await import(join(root, "dist/native-locate.js"));
+  const bytes = readFileSync(file);
+  const facts = elfFacts(bytes);
+  if (typeof facts === "string") problems.push(facts);
+  else {
+    if (facts.arch !== arch) problems.push(`ELF machine ${facts.arch}, not ${arch}`);
+    if (facts.libc !== "none") problems.push(`linked against ${facts.libc}, not static`);
+  }
+  const headers = output("objdump", ["-p", file]);
+  if (/\bINTERP\b|\bDYNAMIC\b|NEEDED/.test(headers)) problems.push("not statically linked");
+  if ((statSync(file).mode & 0o777) !== 0o755) problems.push("mode is not 0755");
+  return { problems, size: bytes.length };
 }
 
 function versionAbove(version, ceiling) {
@@ -254,6 +314,23 @@ for (const name of only) {
   console.log(
     `prebuild ${problems.length === 0 ? "ok" : "FAILED"}: ${name} → ${out.slice(root.length + 1)} ` +
       `(${checkOnly ? "checked only" : `${seconds} s`}, ${size} bytes; ${summary})`,
+  );
+  for (const problem of problems) console.log(`  - ${problem}`);
+  failed ||= problems.length > 0;
+}
+for (const arch of new Set(only.map((name) => TARGETS[name].arch))) {
+  const file = join(root, "prebuilds", `linux-${arch}`, "exactspawn-helper");
+  const built = checkOnly ? { out: file, seconds: 0 } : buildHelper(arch);
+  if (!existsSync(built.out)) {
+    console.log(`prebuild MISSING: linux-${arch} helper (${file.slice(root.length + 1)})`);
+    failed = true;
+    continue;
+  }
+  const { problems, size } = await checkHelper(arch, built.out);
+  console.log(
+    `prebuild ${problems.length === 0 ? "ok" : "FAILED"}: linux-${arch} helper → ` +
+      `${built.out.slice(root.length + 1)} (${checkOnly ? "checked only" : `${built.seconds} s`}, ` +
+      `${size} bytes; static)`,
   );
   for (const problem of problems) console.log(`  - ${problem}`);
   failed ||= problems.length > 0;

@@ -39,7 +39,12 @@ symlinkSync(join(root, "node_modules"), join(scratch, "node_modules"));
 
 const sanitize =
   "-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g";
-run("npx", ["node-gyp", "rebuild"], {
+// The addon with the sanitizers; the exec helper without them (a static
+// executable: the sanitizer runtimes link only dynamically; it runs in its own
+// process and never in Node's).
+run("npx", ["node-gyp", "configure"], { cwd: scratch });
+run("make", ["-C", "build", "BUILDTYPE=Release", "-j2", "exactspawn-helper"], { cwd: scratch });
+run("make", ["-C", "build", "BUILDTYPE=Release", "-j2", "exactspawn"], {
   cwd: scratch,
   env: {
     ...process.env,

@@ -7,7 +7,8 @@
 //   - the install exits 0 and says in one line that the fallback is in use,
 //   - spawn and spawnSync work on the fallback, and one warning says why,
 //   - EXACTSPAWN_NATIVE=required refuses to run without the addon.
-// Then the untouched tarball installs and loads its prebuild.
+// Then the untouched tarball keeps each exec helper at mode 0755 (tar's listing),
+// installs, loads its prebuild and runs its helper from its own file.
 // Uses the npm cache (--prefer-offline): run after `npm ci`.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -39,6 +40,14 @@ try {
   const unpacked = join(scratch, "unpacked");
   mkdirSync(unpacked);
   spawnSync("tar", ["xzf", tarball, "-C", unpacked], { stdio: "inherit" });
+  // tar -tv: "-rwxr-xr-x 0/0 600296 … package/prebuilds/linux-x64/exactspawn-helper".
+  const listing = spawnSync("tar", ["tzvf", tarball], { encoding: "utf8" }).stdout;
+  const helpers = listing.split("\n").filter((l) => /\/exactspawn-helper$/.test(l));
+  check(
+    helpers.length > 0 && helpers.every((l) => l.startsWith("-rwxr-xr-x")),
+    `the tarball's exec helpers keep mode 0755 (${helpers.length})`,
+    listing,
+  );
   rmSync(join(unpacked, "package/prebuilds"), { recursive: true, force: true });
   spawnSync("tar", ["czf", stripped, "-C", unpacked, "package"], { stdio: "inherit" });
 
@@ -131,6 +140,11 @@ try {
   check(
     /"loaded":true/.test(loaded.stdout),
     "and loads its prebuild",
+    `${loaded.stdout}${loaded.stderr}`,
+  );
+  check(
+    /"run":"file"/.test(loaded.stdout),
+    "and runs its exec helper from its own file",
     `${loaded.stdout}${loaded.stderr}`,
   );
 } finally {

@@ -177,7 +177,7 @@ export interface SystemErrorFields {
   path?: string | undefined;
   /**
    * The library step that failed: an option ("cwd", "rlimits",
-   * "parentDeathSignal"…) or a phase ("spawn", "exec", "stdio", "watch",
+   * "parentDeathSignal"…) or a phase ("spawn", "exec", "helper", "stdio", "watch",
    * "wait", "cleanup"). Set by the native engine on every failure.
    */
   step?: string | undefined;

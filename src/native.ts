@@ -240,7 +240,30 @@ export interface NativeBinding {
    * own thread (false); call before the first spawn. Returns what is used.
    */
   useHostLoop?(wanted: boolean): ExitWatch;
+  /**
+   * Where the exec helper is (the loader passes the one beside the loaded
+   * `.node`, once). It is opened and checked at its first use, and copied
+   * into memory where its file cannot be exec'd.
+   */
+  setHelperPath?(path: string): void;
+  /** How the exec helper runs (opening it now if not yet; see `setHelperPath`). */
+  helperStatus?(): HelperStatus;
 }
+
+/**
+ * How the exec helper (the small static program that starts children that
+ * change credentials or enter a user namespace) runs: from its own file, from
+ * an in-memory copy (its file is not executable, e.g. on a `noexec` mount),
+ * or not at all (`error` says why: code, errno, syscall, path, step "helper").
+ */
+export interface HelperStatus {
+  readonly path: string;
+  readonly run: "file" | "memory" | "unavailable" | "unset";
+  readonly error?: Error;
+}
+
+/** The exec helper's file name, beside the addon's `.node` (build/Release, prebuilds/<platform>). */
+export const HELPER_NAME = "exactspawn-helper";
 
 export interface NativeStatus {
   readonly loaded: boolean;
@@ -250,6 +273,11 @@ export interface NativeStatus {
   readonly platform: string;
   /** Who waits for exits (src/exit-watch-mode.ts); undefined when the addon is not in use. */
   readonly exitWatch?: ExitWatch | undefined;
+  /**
+   * Where the exec helper is and how it runs (read when accessed: that opens
+   * it); undefined when the addon is not in use.
+   */
+  readonly helper?: HelperStatus | undefined;
 }
 
 export const PACKAGE_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -319,6 +347,7 @@ function load(): { binding: NativeBinding | null; status: NativeStatus } {
     const shortfall = kernelShortfall(binding);
     if (shortfall === undefined) {
       const exitWatch = binding.useHostLoop?.(wantsHostLoop(currentRuntime()));
+      binding.setHelperPath?.(join(dirname(located.path), HELPER_NAME));
       return { binding, status: { loaded: true, reason: undefined, platform, exitWatch } };
     }
     cause = shortfall;
@@ -344,7 +373,13 @@ export function nativeBinding(): NativeBinding | null {
 /** Whether the addon is in use and, if not, why. */
 export function nativeStatus(): NativeStatus {
   cached ??= load();
-  return cached.status;
+  const binding = cached.binding;
+  if (binding?.helperStatus === undefined) return cached.status;
+  // Read when asked for: reading it opens the helper (one fd for the process's life).
+  return Object.defineProperty({ ...cached.status }, "helper", {
+    enumerable: true,
+    get: () => binding.helperStatus?.(),
+  });
 }
 
 /** Turns the addon off for the rest of the process (tests of the fallback path). */

@@ -2,11 +2,11 @@
 #include "child_path.h"
 
 #include <fcntl.h>
-#include <linux/keyctl.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,18 +14,14 @@
 #include <cerrno>
 #include <climits>
 #include <cstdint>
+#include <mutex>
+#include <string>
 #include <vector>
 
+#include "child_steps.h"
+#include "helper_plan.h"
+#include "memfd.h"
 #include "stdio_plan.h"
-
-#ifndef SYS_close_range
-#define SYS_close_range 436  // the same number on every architecture since Linux 5.9
-#endif
-
-// Code that runs in the child, on the child's stack: never instrumented by
-// AddressSanitizer, whose shadow writes for a borrowed stack would land in the
-// parent's shadow memory (CLONE_VM), left poisoned by a child that never returns.
-#define EXACTSPAWN_CHILD_CODE __attribute__((no_sanitize_address, noinline))
 
 namespace exactspawn {
 
@@ -35,34 +31,22 @@ namespace {
 // hits the guard page below and kills the child (reported as its exit).
 constexpr size_t kStackSize = 64 * 1024;
 
-// The kernel's struct sigaction for rt_sigaction(2) (x86_64 and arm64 share
-// this layout): glibc's sigaction() refuses its own signals 32 and 33.
-struct KernelSigaction {
-  void (*handler)(int);
-  unsigned long flags;
-  void (*restorer)();
-  uint64_t mask;
+constexpr unsigned kMfdExec = 0x10;   // MFD_EXEC (Linux 6.3)
+constexpr int kAtEmptyPath = 0x1000;  // AT_EMPTY_PATH
+constexpr long kFaccessat2 = 439;     // the same number on every architecture
+
+// What the vfork child needs to exec the helper (all -1 when it runs the
+// target steps itself). Its descriptors are close-on-exec in the host.
+struct HelperLaunch {
+  int exe_fd = -1;     // the helper (O_PATH file or sealed memfd)
+  int plan_fd = -1;    // the plan (helper_plan.h), a sealed memfd
+  int status_fd = -1;  // the start-status pipe's write end
 };
 
-struct KernelRlimit {
-  uint64_t soft;
-  uint64_t hard;
-};
-
-// What a child on the copy-on-write path writes into its start-status pipe
-// when a step fails: one write(2) of less than PIPE_BUF bytes, so the parent
-// reads all of it or nothing.
-struct StartStatus {
-  int32_t error;
-  char syscall[sizeof(ChildPathFailure::syscall)];
-  char step[sizeof(ChildPathFailure::step)];
-};
-
-// The parent's data the child reads. On the shared-memory path (CLONE_VM)
-// the child also writes error and syscall, only when it is about to exit;
-// the parent reads them after clone() returns, which CLONE_VFORK delays until
-// the child has exec'ed or exited. On the copy-on-write path the child has
-// its own copy of all of it and reports through status_fd instead.
+// The parent's data the child reads. The child also writes `failure`, only
+// when it is about to exit; the parent reads it after clone() returns, which
+// CLONE_VFORK delays until the child has exec'ed (the target or the helper)
+// or exited.
 struct ChildArgs {
   const SpawnRequest* request;
   const ExecControls* controls;
@@ -70,181 +54,93 @@ struct ChildArgs {
   size_t stdio_step_count;
   int stdio_ceiling;  // every fd number the plan touches is below it
   pid_t parent;
-  int status_fd;  // the start-status pipe's write end (copy-on-write path), else -1
-  volatile int error;
-  const char* volatile syscall;
-  const char* volatile step;
+  HelperLaunch helper;
+  StepFailure failure;
 };
 
-EXACTSPAWN_CHILD_CODE void copy_name(char* to, size_t size, const char* name) {
-  for (size_t i = 0; i + 1 < size && name[i] != '\0'; ++i) to[i] = name[i];
-}
-
-// Reports the failure (the call and the step it belongs to, step_failure.h)
-// to the parent and ends the child (exit status 127).
-[[noreturn]] EXACTSPAWN_CHILD_CODE void fail(ChildArgs* args, const char* name, const char* step) {
-  const int error = errno != 0 ? errno : EIO;
-  if (args->status_fd >= 0) {
-    StartStatus status = {};
-    status.error = error;
-    copy_name(status.syscall, sizeof status.syscall, name);
-    copy_name(status.step, sizeof status.step, step);
-    syscall(SYS_write, args->status_fd, &status, sizeof status);
-  } else {
-    args->error = error;
-    args->syscall = name;
-    args->step = step;
-  }
-  syscall(SYS_exit, 127);
-  __builtin_unreachable();
-}
-
-// Closes every fd >= from except the start-status pipe's write end.
-EXACTSPAWN_CHILD_CODE void close_from(ChildArgs* args, int from) {
-  const int keep = args->status_fd;
-  if (keep < from) {
-    if (syscall(SYS_close_range, from, ~0U, 0) != 0) fail(args, "close_range", "stdio");
+// Writes the decimal form of n (>= -1) into buf (at least 12 bytes).
+EXACTSPAWN_CHILD_CODE void decimal(int n, char* buf) {
+  if (n < 0) {
+    buf[0] = '-';
+    buf[1] = '1';
+    buf[2] = '\0';
     return;
   }
-  if (keep > from && syscall(SYS_close_range, from, keep - 1, 0) != 0) {
-    fail(args, "close_range", "stdio");
-  }
-  if (syscall(SYS_close_range, keep + 1, ~0U, 0) != 0) fail(args, "close_range", "stdio");
+  char digits[12];
+  int count = 0;
+  do {
+    digits[count++] = static_cast<char>('0' + n % 10);
+    n /= 10;
+  } while (n > 0);
+  for (int i = 0; i < count; ++i) buf[i] = digits[count - 1 - i];
+  buf[count] = '\0';
 }
 
-// Runs the stdio plan (stdio_plan.h) with raw system calls.
-EXACTSPAWN_CHILD_CODE void setup_stdio(ChildArgs* args) {
-  // The start-status pipe outlives the stdio set-up (it closes at exec): it
-  // moves above every fd the plan touches first, so no dup lands on it.
-  if (args->status_fd >= 0 && args->status_fd < args->stdio_ceiling) {
-    long moved = syscall(SYS_fcntl, args->status_fd, F_DUPFD_CLOEXEC, args->stdio_ceiling);
-    if (moved < 0) fail(args, "fcntl", "stdio");
-    args->status_fd = static_cast<int>(moved);
-  }
-  for (size_t k = 0; k < args->stdio_step_count; ++k) {
-    const StdioStep& step = args->stdio_steps[k];
-    switch (step.op) {
-      case StdioOp::kDup:
-        if (syscall(SYS_dup3, step.from, step.to, 0) < 0) fail(args, "dup2", "stdio");
-        break;
-      case StdioOp::kKeep:
-        if (syscall(SYS_fcntl, step.to, F_SETFD, 0) != 0) fail(args, "fcntl", "stdio");
-        break;
-      case StdioOp::kOpenNull: {
-        // Opened without O_CLOEXEC: it stays where it lands when that is the slot.
-        long fd = syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDWR);
-        if (fd < 0) fail(args, "open", "stdio");
-        if (fd != step.to) {
-          if (syscall(SYS_dup3, fd, step.to, 0) < 0) fail(args, "dup2", "stdio");
-          syscall(SYS_close, fd);
-        }
-        break;
-      }
-      case StdioOp::kCloseFrom:
-        close_from(args, step.to);
-        break;
+// Execs the helper: argv "exactspawn-helper PLAN_FD STATUS_FD RULESET_FD",
+// an empty environment (the target's comes in the plan, so the helper's libc
+// never reads it). Returns only on failure.
+EXACTSPAWN_CHILD_CODE int exec_helper(const int* keep, StepFailure* failure) {
+  // The plan, the status pipe and the ruleset cross this exec (the helper
+  // marks them close-on-exec again); the helper's own descriptor does not.
+  for (int i = 1; i < 4; ++i) {
+    if (keep[i] >= 0 && syscall(SYS_fcntl, keep[i], F_SETFD, 0) != 0) {
+      const int error = errno != 0 ? errno : EIO;
+      *failure = {-error, "fcntl", "helper"};
+      return failure->err;
     }
   }
-}
-
-EXACTSPAWN_CHILD_CODE void apply_credentials(ChildArgs* args) {
-  const ExecControls& c = *args->controls;
-  if (c.set_groups && syscall(SYS_setgroups, c.group_count, c.groups) != 0) {
-    fail(args, "setgroups", "groups");
-  }
-  if (c.set_gid && syscall(SYS_setresgid, c.gid, c.gid, c.gid) != 0) fail(args, "setgid", "gid");
-  if (c.set_uid && syscall(SYS_setresuid, c.uid, c.uid, c.uid) != 0) fail(args, "setuid", "uid");
-  // A new anonymous session keyring, created as the new user (so it is
-  // theirs, as pam_keyinit does): the host's session keyring, and every key
-  // in it, stays out of the child's reach (keyrings(7), session-keyring(7)).
-  // A kernel without keys (ENOSYS) or a seccomp policy refusing keyctl (EPERM)
-  // gives no keyring access to hand over either way.
-  if (c.set_uid || c.set_gid || c.set_groups) {
-    if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, nullptr) < 0 && errno != ENOSYS &&
-        errno != EPERM) {
-      fail(args, "keyctl", "credentials");
-    }
-  }
+  char plan[12];
+  char status[12];
+  char ruleset[12];
+  decimal(keep[1], plan);
+  decimal(keep[2], status);
+  decimal(keep[3], ruleset);
+  char name[] = "exactspawn-helper";
+  char* argv[] = {name, plan, status, ruleset, nullptr};
+  char* envp[] = {nullptr};
+  syscall(SYS_execveat, keep[0], "", argv, envp, kAtEmptyPath);
+  const int error = errno != 0 ? errno : EIO;
+  *failure = {-error, "execveat", "helper"};
+  return failure->err;
 }
 
 EXACTSPAWN_CHILD_CODE int child_main(void* raw) {
   ChildArgs* args = static_cast<ChildArgs*>(raw);
   const SpawnRequest& r = *args->request;
-  const ExecControls& c = *args->controls;
-
-  // Every handler the parent installed would run here on the parent's data.
-  KernelSigaction default_action = {SIG_DFL, 0, nullptr, 0};
-  for (int sig = 1; sig < _NSIG; ++sig) {
-    if (sig == SIGKILL || sig == SIGSTOP) continue;
-    if (syscall(SYS_rt_sigaction, sig, &default_action, nullptr, sizeof(uint64_t)) != 0) {
-      fail(args, "rt_sigaction", "signals");
+  StepFailure* failure = &args->failure;
+  // Descriptors the later steps need past the stdio set-up, each moved above
+  // the plan's range: the helper, its plan, the status pipe, the ruleset.
+  const SandboxPlan* sandbox = args->controls->sandbox;
+  int keep[4] = {args->helper.exe_fd, args->helper.plan_fd, args->helper.status_fd,
+                 sandbox != nullptr ? sandbox->ruleset_fd : -1};
+  int err = reset_signals(failure);
+  if (err == 0) err = enter_session(r, failure);
+  if (err == 0) {
+    err =
+        run_stdio(args->stdio_steps, args->stdio_step_count, args->stdio_ceiling, keep, 4, failure);
+  }
+  if (err == 0 && keep[0] >= 0) err = exec_helper(keep, failure);
+  if (err == 0) {
+    // The ruleset may have moved: the steps read a copy naming it.
+    SandboxPlan moved_sandbox;
+    ExecControls controls = *args->controls;
+    if (sandbox != nullptr) {
+      moved_sandbox = *sandbox;
+      moved_sandbox.ruleset_fd = keep[3];
+      controls.sandbox = &moved_sandbox;
     }
+    err = run_target_steps(r, controls, args->parent, failure);
+    if (err == 0) err = exec_target(r, failure);
   }
-  if (r.new_session) {
-    if (syscall(SYS_setsid) < 0) fail(args, "setsid", "setsid");
-  } else if (r.new_process_group) {
-    if (syscall(SYS_setpgid, 0, 0) != 0) fail(args, "setpgid", "processGroup");
-  }
-  if (c.sandbox != nullptr && c.sandbox->mount_view != nullptr) {
-    const char* name = "unshare";
-    if (int err = apply_mount_view(*c.sandbox->mount_view, &name); err != 0) {
-      errno = -err;
-      fail(args, name, "sandbox");
-    }
-  }
-  if (c.sandbox != nullptr) {
-    SandboxStep step = SandboxStep::kNone;
-    if (apply_sandbox(*c.sandbox, &step) != 0) {
-      fail(args,
-           step == SandboxStep::kLandlock  ? "landlock_restrict_self"
-           : step == SandboxStep::kSeccomp ? "seccomp"
-                                           : "prctl",
-           "sandbox");
-    }
-  }
-  setup_stdio(args);
-  for (size_t i = 0; i < c.limit_count; ++i) {
-    KernelRlimit limit = {c.limits[i].soft, c.limits[i].hard};
-    if (syscall(SYS_prlimit64, 0, c.limits[i].resource, &limit, nullptr) != 0) {
-      fail(args, "setrlimit", "rlimits");
-    }
-  }
-  if (c.set_nice && syscall(SYS_setpriority, PRIO_PROCESS, 0, c.nice) != 0) {
-    fail(args, "setpriority", "nice");
-  }
-  apply_credentials(args);
-  if (c.sandbox != nullptr && c.sandbox->drop_capabilities) {
-    const char* name = nullptr;
-    if (drop_capabilities(&name) != 0) fail(args, name, "sandbox");
-  }
-  if (c.parent_death_signal != 0) {
-    if (syscall(SYS_prctl, PR_SET_PDEATHSIG, c.parent_death_signal, 0, 0, 0) != 0) {
-      fail(args, "prctl", "parentDeathSignal");
-    }
-    // The parent may have died before the signal was armed.
-    if (syscall(SYS_getppid) != args->parent) {
-      syscall(SYS_kill, syscall(SYS_getpid), c.parent_death_signal);
-    }
-  }
-  if (c.no_new_privs && syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
-    fail(args, "prctl", "noNewPrivileges");
-  }
-  if (c.umask >= 0) syscall(SYS_umask, c.umask);
-  if (r.cwd != nullptr && syscall(SYS_chdir, r.cwd) != 0) fail(args, "chdir", "cwd");
-  uint64_t empty = 0;
-  if (syscall(SYS_rt_sigprocmask, SIG_SETMASK, &empty, nullptr, sizeof empty) != 0) {
-    fail(args, "rt_sigprocmask", "signals");
-  }
-  syscall(SYS_execve, r.file, r.argv, r.envp);
-  fail(args, "execve", "exec");
+  syscall(SYS_exit, 127);
+  return 127;
 }
 
 // The child's stack with a PROT_NONE guard page below it, mapped on a
 // thread's first spawn and kept for its later ones (unmapped when the thread
 // ends). Reuse is safe: CLONE_VFORK keeps the thread suspended until the
 // child has exec'ed (a new address space) or exited, so at most one child
-// runs on it, and only while its owner waits; a copy-on-write child runs on
-// its own copy. Mapping a stack per spawn
+// runs on it, and only while its owner waits. Mapping a stack per spawn
 // cost an mmap, an mprotect and an munmap, and the munmap a TLB flush on
 // every CPU that ran one of the process's threads.
 class ChildStack {
@@ -303,7 +199,7 @@ void name_step(ChildPathFailure* failure, const char* name, const char* step) {
 // sigprocmask filters them) around clone, so no handler runs in the child
 // before it has reset the dispositions; the child inherits this mask.
 pid_t clone_blocked(ChildArgs* args, void* stack_top, int flags, int* clone_errno) {
-  // A shared-memory child's syscall() calls write this thread's errno.
+  // The child's syscall() calls write this thread's errno.
   const int saved_errno = errno;
   uint64_t all = ~uint64_t{0};
   uint64_t old = 0;
@@ -323,12 +219,128 @@ void reap_failed(pid_t child) {
   errno = saved_errno;
 }
 
+// The exec helper, opened once per set_helper_path().
+struct HelperState {
+  std::mutex lock;
+  std::string path;
+  int fd = -1;
+  const char* run = nullptr;  // "file", "memory", "unavailable"
+  StepFailure failure;
+};
+
+HelperState& helper_state() {
+  static HelperState* state = new HelperState();  // never destroyed: spawns may outlive statics
+  return *state;
+}
+
+// A sealed, executable in-memory copy of the file open at `fd`. Returns the
+// memfd or -errno with *failure naming the call.
+int copy_to_memory(int fd, StepFailure* failure) {
+  struct stat st {};
+  if (fstat(fd, &st) != 0) {
+    *failure = {-errno, "fstat", "helper"};
+    return failure->err;
+  }
+  int copy = static_cast<int>(
+      syscall(SYS_memfd_create, "exactspawn-helper", MFD_CLOEXEC | MFD_ALLOW_SEALING | kMfdExec));
+  if (copy < 0 && errno == EINVAL) {  // a kernel before 6.3: no MFD_EXEC, memfds are executable
+    copy = static_cast<int>(
+        syscall(SYS_memfd_create, "exactspawn-helper", MFD_CLOEXEC | MFD_ALLOW_SEALING));
+  }
+  if (copy < 0) {
+    *failure = {-errno, "memfd_create", "helper"};
+    return failure->err;
+  }
+  off_t offset = 0;
+  while (offset < st.st_size) {
+    ssize_t n = sendfile(copy, fd, &offset, static_cast<size_t>(st.st_size - offset));
+    if (n <= 0) {
+      *failure = {n < 0 ? -errno : -EIO, "sendfile", "helper"};
+      close(copy);
+      return failure->err;
+    }
+  }
+  if (fcntl(copy, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) != 0) {
+    *failure = {-errno, "fcntl", "helper"};
+    close(copy);
+    return failure->err;
+  }
+  if (syscall(kFaccessat2, copy, "", X_OK, kAtEmptyPath) != 0) {
+    *failure = {-errno, "faccessat2", "helper"};
+    close(copy);
+    return failure->err;
+  }
+  return copy;
+}
+
+// Opens the helper at its first use (the state's lock held): its own file
+// where it can be exec'd, else an in-memory copy, else the reason it cannot
+// run (kept: every later spawn reports it).
+void open_helper(HelperState* state) {
+  if (state->run != nullptr) return;
+  state->run = "unavailable";
+  StepFailure failure;
+  // O_RDONLY rather than O_PATH: the in-memory copy reads it.
+  int fd = open(state->path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    failure = {-errno, "open", "helper"};
+  } else if (syscall(kFaccessat2, fd, "", X_OK, kAtEmptyPath) == 0) {
+    state->fd = fd;
+    state->run = "file";
+  } else {
+    // Not executable where it lies (its mode, a noexec mount): a copy in memory.
+    int copy = copy_to_memory(fd, &failure);
+    close(fd);
+    if (copy >= 0) {
+      state->fd = copy;
+      state->run = "memory";
+    }
+  }
+  state->failure = failure;
+}
+
+// The helper's descriptor, or -errno with *failure saying why it cannot run.
+int helper_fd(StepFailure* failure) {
+  HelperState& state = helper_state();
+  std::lock_guard<std::mutex> guard(state.lock);
+  if (state.path.empty()) {
+    *failure = {-ENOENT, "open", "helper"};
+    return failure->err;
+  }
+  open_helper(&state);
+  if (state.fd < 0) {
+    *failure = state.failure;
+    return failure->err;
+  }
+  return state.fd;
+}
+
 }  // namespace
 
-bool needs_private_memory(const ExecControls& controls) {
+bool needs_helper(const ExecControls& controls) {
   return controls.set_uid || controls.set_gid || controls.set_groups ||
          (controls.sandbox != nullptr && controls.sandbox->mount_view != nullptr &&
           controls.sandbox->mount_view->user_namespace);
+}
+
+int set_helper_path(const char* path, StepFailure* failure) {
+  HelperState& state = helper_state();
+  std::lock_guard<std::mutex> guard(state.lock);
+  state.path = path;
+  state.fd = -1;
+  state.run = nullptr;
+  state.failure = {};
+  *failure = {};
+  return 0;
+}
+
+const char* helper_run(const char** path, StepFailure* failure) {
+  HelperState& state = helper_state();
+  std::lock_guard<std::mutex> guard(state.lock);
+  if (!state.path.empty()) open_helper(&state);
+  *path = state.path.c_str();
+  *failure = state.failure;
+  return state.run;
 }
 
 int read_start_status(int fd, ChildPathFailure* failure) {
@@ -346,8 +358,12 @@ int read_start_status(int fd, ChildPathFailure* failure) {
   return status.error > 0 ? -status.error : -EIO;
 }
 
-int spawn_child_path(const SpawnRequest& request, const ExecControls& controls, pid_t* pid,
-                     int* start_status_fd, ChildPathFailure* failure) {
+namespace {
+
+// Starts the child of `request` (through the helper when `mode` is set or the
+// controls need it). See spawn_child_path().
+int start(const SpawnRequest& request, const ExecControls& controls, const PlanMode* mode,
+          pid_t* pid, int* start_status_fd, ChildPathFailure* failure) {
   *start_status_fd = -1;
   name_step(failure, "clone", "spawn");
   failure->in_child = false;
@@ -374,51 +390,91 @@ int spawn_child_path(const SpawnRequest& request, const ExecControls& controls, 
                     stdio_steps.size(),
                     stdio_ceiling(stdio_steps),
                     getpid(),
-                    -1,
-                    0,
-                    nullptr,
-                    nullptr};
-  int clone_errno = 0;
-
-  if (!needs_private_memory(controls)) {
-    pid_t child = clone_blocked(&args, stack.top(), CLONE_VM | CLONE_VFORK | SIGCHLD, &clone_errno);
-    if (child < 0) return -clone_errno;
-    if (args.error != 0) {
-      reap_failed(child);
-      name_step(failure, args.syscall, args.step);
-      failure->in_child = true;
-      return -args.error;
+                    {},
+                    {}};
+  // A helper child: its descriptor, its plan in a sealed memfd, and a
+  // close-on-exec status pipe (nothing at the target's exec, a StartStatus on
+  // a failed step, written before the helper exits).
+  int plan_fd = -1;
+  int status_pipe[2] = {-1, -1};
+  if (mode != nullptr || needs_helper(controls)) {
+    StepFailure why;
+    int exe = helper_fd(&why);
+    if (exe < 0) {
+      name_step(failure, why.syscall != nullptr ? why.syscall : "open", "helper");
+      return why.err;
     }
-    *pid = child;
-    return 0;
+    std::vector<char> plan;
+    if (int err = encode_plan(request, controls, args.parent,
+                              mode != nullptr ? *mode : PlanMode::kRun, &plan);
+        err != 0) {
+      name_step(failure, "write", "helper");
+      return err;
+    }
+    plan_fd = sealed_memfd("exactspawn-plan", plan.data(), plan.size(), &why);
+    if (plan_fd < 0) {
+      name_step(failure, why.syscall, "helper");
+      return plan_fd;
+    }
+    if (pipe2(status_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+      const int error = errno;
+      close(plan_fd);
+      name_step(failure, "pipe2", "spawn");
+      return -error;
+    }
+    args.helper = {exe, plan_fd, status_pipe[1]};
   }
-
-  // A child that changes its credentials never shares the host's memory: a
-  // copy-on-write clone (as fork(2) does). With CLONE_VM the kernel would
-  // mark the shared mm non-dumpable at the uid change, and that flag alone
-  // would stand between the target uid and the host's memory; this way the
-  // host's dumpable flag is never touched. Exec success or the failing step
-  // comes back through a close-on-exec pipe: nothing at exec, a StartStatus
-  // on failure, written before the child exits.
-  int status_pipe[2];
-  if (pipe2(status_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
-    const int error = errno;
-    name_step(failure, "pipe2", "spawn");
-    return -error;
+  int clone_errno = 0;
+  pid_t child = clone_blocked(&args, stack.top(), CLONE_VM | CLONE_VFORK | SIGCHLD, &clone_errno);
+  if (plan_fd >= 0) close(plan_fd);
+  if (status_pipe[1] >= 0) close(status_pipe[1]);
+  if (child < 0 || args.failure.err != 0) {
+    if (status_pipe[0] >= 0) close(status_pipe[0]);
+    if (child < 0) return -clone_errno;
+    reap_failed(child);
+    name_step(failure, args.failure.syscall, args.failure.step);
+    failure->in_child = true;
+    return args.failure.err;
   }
-  args.status_fd = status_pipe[1];
-  pid_t child = clone_blocked(&args, stack.top(), SIGCHLD, &clone_errno);
-  close(status_pipe[1]);
-  if (child < 0) {
-    close(status_pipe[0]);
-    return -clone_errno;
-  }
-  // Nobody waits here for the exec: once its uid changed, the target user
-  // may stop the child for as long as it likes. The pipe is read when the
+  // The helper has started (the vfork returned at its exec). Nobody waits
+  // here for the target's exec: once its uid changed, the target user may
+  // stop the helper for as long as it likes. The pipe is read when the
   // child has been reaped (read_start_status).
   *start_status_fd = status_pipe[0];
   *pid = child;
   return 0;
+}
+
+}  // namespace
+
+int spawn_child_path(const SpawnRequest& request, const ExecControls& controls, pid_t* pid,
+                     int* start_status_fd, ChildPathFailure* failure) {
+  return start(request, controls, nullptr, pid, start_status_fd, failure);
+}
+
+int run_helper_probe(int mode, StepFailure* failure) {
+  const char* empty[] = {nullptr};
+  const int stdio[3] = {-1, -1, -1};
+  SpawnRequest request;
+  request.file = "";
+  request.argv = const_cast<char* const*>(empty);
+  request.envp = const_cast<char* const*>(empty);
+  request.stdio = stdio;
+  request.stdio_count = 3;
+  const PlanMode plan_mode = static_cast<PlanMode>(mode);
+  pid_t child = 0;
+  int status_fd = -1;
+  ChildPathFailure named;
+  int err = start(request, ExecControls{}, &plan_mode, &child, &status_fd, &named);
+  if (err < 0) {
+    *failure = {err, "clone", "helper"};
+    return err;
+  }
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (status_fd >= 0) close(status_fd);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 }  // namespace exactspawn

@@ -6,12 +6,10 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdint>
-#include <cstdio>
 
 namespace exactspawn {
 
@@ -33,7 +31,6 @@ constexpr uint64_t kMountAttrRdonly = 0x00000001;      // MOUNT_ATTR_RDONLY
 constexpr uint64_t kMountAttrNosuid = 0x00000002;      // MOUNT_ATTR_NOSUID
 constexpr uint64_t kMountAttrNodev = 0x00000004;       // MOUNT_ATTR_NODEV
 constexpr uint64_t kResolveNoSymlinks = 0x04;          // RESOLVE_NO_SYMLINKS
-constexpr int kCapSysAdmin = 21;
 
 struct MountAttr {  // struct mount_attr, MOUNT_ATTR_SIZE_VER0
   uint64_t attr_set;
@@ -47,10 +44,6 @@ struct OpenHow {  // struct open_how
   uint64_t mode;
   uint64_t resolve;
 };
-
-bool has_call(long number, long a, long b, long c, long d, long e) {
-  return syscall(number, a, b, c, d, e) >= 0 || errno != ENOSYS;
-}
 
 // Runs on the child's borrowed stack: never instrumented (see child_path.cc).
 __attribute__((no_sanitize_address)) void close_fds(int* fds, size_t count) {
@@ -89,56 +82,44 @@ __attribute__((no_sanitize_address)) int enter_namespaces(const MountView& view,
   return 0;
 }
 
-// Whether a forked child of a host without CAP_SYS_ADMIN can make the view
-// through a user namespace (a kernel or a policy may refuse unprivileged
-// user namespaces, or the capabilities in them).
-bool user_namespace_works() {
-  char uid_map[32];
-  char gid_map[32];
-  snprintf(uid_map, sizeof uid_map, "%u %u 1\n", geteuid(), geteuid());
-  snprintf(gid_map, sizeof gid_map, "%u %u 1\n", getegid(), getegid());
-  pid_t child = fork();
-  if (child < 0) return false;
-  if (child == 0) {
-    MountView view;
-    view.user_namespace = true;
-    view.uid_map = uid_map;
-    view.gid_map = gid_map;
-    const char* name = nullptr;
-    MountAttr attr = {kMountAttrRdonly, 0, 0, 0};
-    if (enter_namespaces(view, &name) != 0 ||
-        syscall(kMountSetattr, AT_FDCWD, "/", kAtRecursive, &attr, sizeof attr) != 0) {
-      _exit(1);
-    }
-    _exit(0);
+}  // namespace
+
+namespace {
+
+// "ID ID 1\n" into map (at least 32 bytes); no stdio in the helper.
+void id_map(unsigned id, char* map) {
+  char digits[12];
+  int count = 0;
+  do {
+    digits[count++] = static_cast<char>('0' + id % 10);
+    id /= 10;
+  } while (id > 0);
+  size_t at = 0;
+  for (int twice = 0; twice < 2; ++twice) {
+    for (int i = count - 1; i >= 0; --i) map[at++] = digits[i];
+    map[at++] = ' ';
   }
-  int status = 0;
-  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  map[at++] = '1';
+  map[at++] = '\n';
+  map[at] = '\0';
 }
 
 }  // namespace
 
-MountViewUnavailable probe_mount_view() {
-  // Arguments each kernel that has the call refuses before doing anything:
-  // an unknown flag, a zero size.
-  const bool calls =
-      has_call(kOpenTree, -1, 0, ~0L, 0, 0) && has_call(kMoveMount, -1, 0, -1, 0, ~0L) &&
-      has_call(kMountSetattr, -1, 0, ~0L, 0, 0) && has_call(kOpenat2, -1, 0, 0, 0, 0);
-  if (!calls) return MountViewUnavailable::kKernel;
-  struct {
-    uint32_t version;
-    int pid;
-  } header = {0x20080522, 0};  // _LINUX_CAPABILITY_VERSION_3
-  struct {
-    uint32_t effective, permitted, inheritable;
-  } data[2] = {};
-  if (syscall(SYS_capget, &header, data) == 0 && (data[0].effective & (1U << kCapSysAdmin)) != 0) {
-    return MountViewUnavailable::kNone;
-  }
-  return user_namespace_works() ? MountViewUnavailable::kUserNamespace
-                                : MountViewUnavailable::kPrivilege;
+int try_user_namespace_view() {
+  char uid_map[32];
+  char gid_map[32];
+  id_map(geteuid(), uid_map);
+  id_map(getegid(), gid_map);
+  MountView view;
+  view.user_namespace = true;
+  view.uid_map = uid_map;
+  view.gid_map = gid_map;
+  const char* name = nullptr;
+  if (int err = enter_namespaces(view, &name); err != 0) return err;
+  MountAttr attr = {kMountAttrRdonly, 0, 0, 0};
+  if (syscall(kMountSetattr, AT_FDCWD, "/", kAtRecursive, &attr, sizeof attr) != 0) return -errno;
+  return 0;
 }
 
 __attribute__((no_sanitize_address)) int apply_mount_view(const MountView& view,

@@ -26,10 +26,15 @@ enum class MountViewUnavailable { kNone = 0, kUserNamespace, kKernel, kPrivilege
 // Whether open_tree, move_mount, mount_setattr and openat2 exist (each is
 // called with arguments every kernel that has it refuses with EINVAL or
 // EBADF) and the calling thread holds CAP_SYS_ADMIN in its user namespace;
-// without it, a forked child tries the user-namespace way (unshare, the id
-// maps, a private and read-only "/") and reports whether it worked.
-// Forks; call once (the library caches the answer).
+// without it, the exec helper tries the user-namespace way in a probe mode
+// (try_user_namespace_view) and reports whether it worked. The host never
+// forks; call once (the library caches the answer). In mount_view_probe.cc.
 MountViewUnavailable probe_mount_view();
+
+// The user-namespace way, in the calling process (the helper's probe mode):
+// unshare, the id maps (its own euid and egid), a private and read-only "/".
+// 0 or -errno. Leaves the caller in the new namespaces.
+int try_user_namespace_view();
 
 // What the child applies: paths are absolute real paths (no symbolic link in
 // them; see src/spawn/sandbox-paths.ts), NUL-terminated, prepared by the
@@ -40,9 +45,9 @@ struct MountView {
   const char* const* writable = nullptr;
   size_t writable_count = 0;
   int* fds = nullptr;
-  // A user namespace as well (CLONE_NEWUSER): only in a child that does not
-  // share the host's memory (the new namespace's capabilities would mark the
-  // shared mm non-dumpable, see child_path.h). The maps are "ID ID 1\n" with
+  // A user namespace as well (CLONE_NEWUSER): only in the exec helper, which
+  // does not share the host's memory (the new namespace's capabilities would
+  // mark a shared mm non-dumpable, see child_path.h). The maps are "ID ID 1\n" with
   // the host's effective uid and gid.
   bool user_namespace = false;
   const char* uid_map = nullptr;

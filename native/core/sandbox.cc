@@ -181,10 +181,8 @@ struct CapData {
 constexpr uint32_t kCapabilityVersion3 = 0x20080522;  // _LINUX_CAPABILITY_VERSION_3
 constexpr int kCapSetpcap = 8;
 
-// Empties the bounding set when the child may (CAP_SETPCAP). Without it the
-// child holds no capability worth keeping from an exec anyway: no_new_privs
-// caps what an exec grants at what it already permits, and drop_capabilities()
-// empties that. 0, or -1 with errno set.
+}  // namespace
+
 __attribute__((no_sanitize_address)) int drop_bounding_set() {
   CapHeader header = {kCapabilityVersion3, 0};
   CapData data[2] = {};
@@ -198,8 +196,6 @@ __attribute__((no_sanitize_address)) int drop_bounding_set() {
   }
   return 0;
 }
-
-}  // namespace
 
 __attribute__((no_sanitize_address)) int drop_capabilities(const char** name) {
   *name = "prctl";
@@ -220,10 +216,6 @@ __attribute__((no_sanitize_address)) int apply_sandbox(const SandboxPlan& plan,
   *failed = SandboxStep::kNone;
   if (syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
     *failed = SandboxStep::kNoNewPrivs;
-    return -errno;
-  }
-  if (plan.drop_capabilities && drop_bounding_set() != 0) {
-    *failed = SandboxStep::kBoundingSet;
     return -errno;
   }
   if (plan.ruleset_fd >= 0 && syscall(SYS_landlock_restrict_self, plan.ruleset_fd, 0) != 0) {

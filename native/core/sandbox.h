@@ -42,12 +42,11 @@ SandboxSupport probe_sandbox();
 // ruleset fd (O_CLOEXEC) or -errno; on a path's failure, *failed_path names it.
 int build_ruleset(const SandboxSpec& spec, int abi, std::string* failed_path);
 
-// What the child applies, in this order: the read-only mount view (if
-// mount_view is non-null; mount_view.h, before anything that drops
-// privileges), no_new_privs, the capability
-// bounding set emptied (if drop_capabilities and the child holds
-// CAP_SETPCAP), the Landlock ruleset (if ruleset_fd >= 0), the filter (if
-// non-null).
+// What the child applies (child_steps.h gives the order): the read-only mount
+// view (if mount_view is non-null; mount_view.h, before anything that drops
+// privileges), the capability bounding set emptied (if drop_capabilities,
+// before the credential change), then apply_sandbox(): no_new_privs, the
+// Landlock ruleset (if ruleset_fd >= 0), the filter (if non-null).
 struct SandboxPlan {
   int ruleset_fd = -1;
   const struct sock_fprog* filter = nullptr;
@@ -60,6 +59,12 @@ enum class SandboxStep { kNone = 0, kNoNewPrivs, kBoundingSet, kLandlock, kSecco
 
 // Async-signal-safe. Returns 0 or -errno and sets *failed.
 int apply_sandbox(const SandboxPlan& plan, SandboxStep* failed);
+
+// Async-signal-safe: empties the bounding set when the calling task may
+// (CAP_SETPCAP). Without it the task holds no capability worth keeping from
+// an exec anyway: no_new_privs caps what an exec grants at what it already
+// permits, and drop_capabilities() empties that. 0, or -1 with errno set.
+int drop_bounding_set();
 
 // Async-signal-safe; called after the credential change (which needs
 // CAP_SETUID/CAP_SETGID) when plan.drop_capabilities: clears the ambient set

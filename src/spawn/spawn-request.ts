@@ -113,7 +113,7 @@ export function engineRequest(input: SpawnInput): EngineRequest {
   };
 }
 
-/** Whether the child changes its credentials (the copy-on-write child path). */
+/** Whether the child changes its credentials (the exec helper's child path). */
 function changesCredentials(controls: ExecControls | undefined): boolean {
   return (
     controls !== undefined &&

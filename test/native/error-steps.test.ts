@@ -48,7 +48,7 @@ describe.runIf(native)("native failures name their call and step", () => {
       { code: "ENOENT", syscall: "execve", step: "exec" },
     ],
     [
-      "a missing program on the copy-on-write child path (reported through its pipe)",
+      "a missing program on the helper child path (reported through its pipe)",
       "/nonexistent/program",
       { uid: process.getuid!() },
       { code: "ENOENT", syscall: "execve", step: "exec" },
@@ -69,7 +69,7 @@ describe.runIf(native)("native failures name their call and step", () => {
   });
 });
 
-describe.runIf(native)("the copy-on-write child path reports its step through its pipe", () => {
+describe.runIf(native)("the helper child path reports its step through its pipe", () => {
   it("a refused rlimit in a child that changes its uid: setrlimit, step rlimits", async () => {
     const binding = nativeBinding() as Required<NativeBinding>;
     // Not waited for at its start: the failure arrives with the exit.

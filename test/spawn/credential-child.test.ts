@@ -1,17 +1,19 @@
 /**
- * A child that changes its credentials (uid, gid or groups) is started with a
- * copy-on-write clone: it never shares the host's memory, so the target uid
- * can never reach the host through it (issue 21, finding 1), and the host's
- * dumpable flag is never touched.
+ * A child that changes its credentials (uid, gid or groups) changes them in
+ * the exec helper (its own memory, after the vfork child's exec of it): it
+ * never shares the host's memory, so the target uid can never reach the host
+ * through it (issue 21, finding 1), and the host's dumpable flag is never
+ * touched. The host never forks (issue 27, finding 2).
  *
  * The oracles are the kernel's: the exec-hold fixture holds the child inside
  * execve (a write lease on its program: an event, no sleep) and asks
  * kcmp(KCMP_VM) whether it still shares the host's mm; /proc/<host> is owned
  * by root while the host is not dumpable (/proc/<host>/status: its owner is
- * re-read at each lookup); strace shows the clone flags.
- * Seen red on the CLONE_VM | CLONE_VFORK child path: "held … shared", the
- * capable non-root host non-dumpable while its child was held, and CLONE_VM
- * in every uid child's clone.
+ * re-read at each lookup); strace shows the clone flags and which program
+ * each child exec'ed before its uid changed.
+ * Seen red on the CLONE_VM | CLONE_VFORK child path without the helper: "held
+ * … shared", the capable non-root host non-dumpable while its child was held,
+ * and setresuid in a child that had not exec'ed.
  *
  * The spawning thread never waits for such a child's exec (finding 2: the
  * target user could stop the child and with it the host's event loop): its
@@ -248,7 +250,7 @@ describe.runIf(nativeStatus().loaded && isRoot)(
     });
 
     it.runIf(sandboxSupport().missing.length === 0)(
-      "confines a sandboxed uid child on the copy-on-write path as on the shared one",
+      "confines a sandboxed uid child in the helper as on the shared path",
       async () => {
         const open = join(dir, "open-to-all");
         mkdirSync(open, { recursive: true });
@@ -270,7 +272,7 @@ describe.runIf(nativeStatus().loaded && isRoot)(
     );
 
     it.runIf(hasStrace)(
-      "starts uid children from three threads at once without CLONE_VM (strace)",
+      "starts uid children from three threads at once, each changing its uid only in the helper (strace)",
       () => {
         const host = join(dir, "threads.mjs");
         writeFileSync(
@@ -292,16 +294,38 @@ describe.runIf(nativeStatus().loaded && isRoot)(
         const log = join(dir, "clone.log");
         const result = spawnSync(
           "strace",
-          ["-f", "-qq", "-e", "trace=clone,clone3", "-o", log, process.execPath, host],
+          [
+            "-f",
+            "-qq",
+            "-e",
+            "trace=clone,clone3,vfork,fork,execve,execveat,setresuid",
+            "-o",
+            log,
+            process.execPath,
+            host,
+          ],
           { encoding: "utf8" },
         );
         expect(result.stdout).toBe("ok\n");
+        const lines = readFileSync(log, "utf8").split("\n");
         // Threads are clones with CLONE_THREAD; every other clone made a process.
-        const processes = readFileSync(log, "utf8")
-          .split("\n")
-          .filter((line) => /clone3?\(/.test(line) && !line.includes("CLONE_THREAD"));
+        const processes = lines.filter(
+          (line) => /(clone3?|fork)\(/.test(line) && !line.includes("CLONE_THREAD"),
+        );
         expect(processes).toHaveLength(15);
-        expect(processes.filter((line) => line.includes("CLONE_VM"))).toEqual([]);
+        // No copy of the host: every child shares its memory only until it execs.
+        expect(processes.filter((line) => !line.includes("CLONE_VFORK"))).toEqual([]);
+        // Each child: the helper's exec, then the uid change, then the target's exec.
+        const byPid = new Map<string, string[]>();
+        for (const line of lines) {
+          const [, pid, call] = /^(\d+)\s+(execveat|execve|setresuid)\(/.exec(line) ?? [];
+          if (pid === undefined || call === undefined || line.includes("= -1")) continue;
+          if (call === "execve" && line.includes(process.execPath)) continue;
+          byPid.set(pid, [...(byPid.get(pid) ?? []), call]);
+        }
+        const steps = [...byPid.values()].filter((calls) => calls.includes("setresuid"));
+        expect(steps).toHaveLength(15);
+        for (const calls of steps) expect(calls).toEqual(["execveat", "setresuid", "execve"]);
       },
       90_000,
     );

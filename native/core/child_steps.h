@@ -1,0 +1,75 @@
+// child_steps.h — the steps a child takes between its start and the exec of
+// its target, each an async-signal-safe function (raw system calls, no
+// allocator, no lock) that returns 0 or fills a StepFailure (step_failure.h).
+// Written once, run by two callers:
+// - the addon's vfork child (child_path.cc), on the host's memory, for a child
+//   that keeps the host's credentials: every step;
+// - the exec helper (native/helper/main.cc), in its own memory, for a child
+//   that changes credentials or enters a user namespace: the vfork child runs
+//   the entry steps and execs the helper, the helper runs the target steps.
+//
+// Entry steps (always in the vfork child, so they are done when spawn()
+// returns): every signal disposition to SIG_DFL, setsid(2) or setpgid(2),
+// stdio (stdio_plan.h, keeping the descriptors the next steps still need).
+//
+// Target steps, in this order (run_target_steps):
+//   mount view      (mount_view.h; needs CAP_SYS_ADMIN, so first)
+//   rlimits, nice   (raising either needs a capability the uid change drops)
+//   bounding set    (emptied while CAP_SETPCAP is still held)
+//   credentials     (setgroups, setresgid, setresuid: groups first)
+//   keyring         (a new session keyring, joined as the new user, so it is
+//                    theirs, and before the filter, which refuses keyctl)
+//   sandbox         (no_new_privs, Landlock, the seccomp filter; sandbox.h)
+//   capabilities    (effective, permitted, inheritable and ambient emptied)
+//   parent death    (after the uid change, which clears it)
+//   no_new_privs, umask, cwd (entered as the new user), an empty signal mask.
+// Then the target's execve(2).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "child_path.h"
+#include "stdio_plan.h"
+#include "step_failure.h"
+
+// Code that runs in the vfork child, on its borrowed stack: never
+// instrumented by AddressSanitizer, whose shadow writes for a borrowed stack
+// would land in the parent's shadow memory (CLONE_VM), left poisoned by a
+// child that never returns.
+#define EXACTSPAWN_CHILD_CODE __attribute__((no_sanitize_address, noinline))
+
+namespace exactspawn {
+
+// What a child writes into its close-on-exec start-status pipe when a step
+// fails: one write(2) of less than PIPE_BUF bytes, so the reader gets all of
+// it or nothing. Nothing arrives when the exec succeeds.
+struct StartStatus {
+  int32_t error;  // positive errno
+  char syscall[sizeof(ChildPathFailure::syscall)];
+  char step[sizeof(ChildPathFailure::step)];
+};
+
+// Writes `failure` as a StartStatus into fd (one write).
+void report_start_status(int fd, const StepFailure& failure);
+
+// Entry steps.
+int reset_signals(StepFailure* failure);
+int enter_session(const SpawnRequest& request, StepFailure* failure);
+// Runs the stdio plan; the `keep_count` descriptors in keep[] are first moved
+// above every fd the plan touches (close-on-exec; keep[] is updated, -1
+// entries ignored) and survive its close_range.
+int run_stdio(const StdioStep* steps, size_t count, int ceiling, int* keep, size_t keep_count,
+              StepFailure* failure);
+
+// The target steps above, in order. `parent` is the host's pid (the parent
+// death check).
+int run_target_steps(const SpawnRequest& request, const ExecControls& controls, pid_t parent,
+                     StepFailure* failure);
+
+// execve(2) of the target; returns only on failure (execve, step exec).
+int exec_target(const SpawnRequest& request, StepFailure* failure);
+
+}  // namespace exactspawn

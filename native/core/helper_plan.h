@@ -1,0 +1,93 @@
+// helper_plan.h — the one message from the host to the exec helper
+// (native/helper/main.cc): a fixed-layout header followed by the bytes its
+// offsets point into, written by the host into a sealed memfd the helper
+// inherits. It carries everything the target steps need (child_steps.h): the
+// target's file, argv, envp and cwd; the exec controls (rlimits, nice, umask,
+// groups/gid/uid, parent-death signal and the host's pid, no_new_privs); the
+// sandbox pieces (the seccomp program, the capability drop, the mount view's
+// paths, id maps and working directory). The Landlock ruleset travels as an
+// inherited descriptor (built by the host, as for every sandboxed child).
+//
+// Versioned: `version` names the layout, `flags` holds optional parts a later
+// helper may understand (an unknown flag bit is refused, so a host never
+// believes a step ran that an older helper skipped). Host and helper are
+// built from the same sources for the same architecture.
+//
+// encode_plan() runs in the host (allocates); decode_plan() in the helper
+// (its own process: it may allocate with malloc).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "child_path.h"
+#include "mount_view.h"
+#include "sandbox.h"
+#include "spawn_process.h"
+
+namespace exactspawn {
+
+constexpr uint32_t kPlanMagic = 0x58485350;  // "PSHX"
+constexpr uint32_t kPlanVersion = 1;
+constexpr uint32_t kPlanKnownFlags = 0;
+
+enum class PlanMode : uint32_t {
+  kRun = 0,                     // the target steps, then the target's exec
+  kProbeUserNamespaceView = 1,  // try a user-namespace mount view, exit 0 (works) or 1
+};
+
+// Offsets are from the start of the plan; 0 means absent.
+struct PlanHeader {
+  uint32_t magic;
+  uint32_t version;
+  uint32_t flags;
+  uint32_t size;  // of the whole plan
+  uint32_t mode;  // PlanMode
+  int32_t parent;
+  // The target.
+  uint32_t file, cwd;
+  uint32_t argv, argc;  // argc NUL-terminated strings, back to back
+  uint32_t envp, envc;
+  uint32_t new_session, new_process_group;  // for the record; the vfork child ran them
+  // Exec controls.
+  uint32_t set_uid, uid, set_gid, gid;
+  uint32_t set_groups, groups, group_count;  // gid_t[group_count]
+  int32_t umask;
+  uint32_t limits, limit_count;  // ResourceLimit[limit_count]
+  uint32_t set_nice;
+  int32_t nice;
+  uint32_t no_new_privs;
+  int32_t parent_death_signal;
+  // The sandbox (sandboxed == 0: none).
+  uint32_t sandboxed, drop_capabilities;
+  uint32_t filter, filter_length;  // struct sock_filter[filter_length]
+  uint32_t view, view_user_namespace;
+  uint32_t writable, writable_count;  // strings back to back
+  uint32_t uid_map, gid_map, view_cwd;
+};
+
+// The plan for `request` and `controls` (its sandbox's ruleset_fd is not
+// carried). Returns 0 or -EINVAL (a count too large for the layout).
+int encode_plan(const SpawnRequest& request, const ExecControls& controls, pid_t parent,
+                PlanMode mode, std::vector<char>* out);
+
+// What the helper runs, pointing into the plan's bytes.
+struct DecodedPlan {
+  PlanMode mode = PlanMode::kRun;
+  pid_t parent = 0;
+  SpawnRequest request;
+  ExecControls controls;
+  SandboxPlan sandbox;
+  MountView view;
+  struct sock_fprog filter = {};
+};
+
+// Checks every offset, count and string of `bytes` (size bytes, 8-aligned)
+// and fills *plan; the pointer arrays it needs are malloc'ed (never freed:
+// the helper execs or exits). 0, or -EINVAL for a malformed plan, -ENOMEM.
+int decode_plan(char* bytes, size_t size, DecodedPlan* plan);
+
+}  // namespace exactspawn
