@@ -32,6 +32,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("startWatchdog", Napi::Function::New(env, StartWatchdog, "startWatchdog"));
   exports.Set("sealedMemfd", Napi::Function::New(env, SealedMemfd, "sealedMemfd"));
   exports.Set("debugCounters", Napi::Function::New(env, DebugCounters, "debugCounters"));
+  exports.Set("debugRefuseNotifies",
+              Napi::Function::New(env, DebugRefuseNotifies, "debugRefuseNotifies"));
   InitChildWatch(env, exports);
   return exports;
 }

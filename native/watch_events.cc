@@ -19,6 +19,7 @@
 #include <cerrno>
 #include <new>
 
+#include "debug_binding.h"
 #include "host_loop.h"
 #include "watch_state.h"
 
@@ -64,11 +65,16 @@ void Dispatch(EnvState* s) {
 }
 
 // On the event thread: ask for a call on the environment's thread. At most
-// one is outstanding (EventSet only notifies again after take()).
-void NotifyFromThread(void* arg) {
+// one is outstanding (EventSet only notifies again after take()). A call
+// Node-API refused (no memory for its queue entry) is made again by the set
+// a little later: the environment never stops hearing of exits.
+bool NotifyFromThread(void* arg) {
   EnvState* s = static_cast<EnvState*>(arg);
+  napi_status status = DebugRefuseNotify() ? napi_generic_failure
+                                           : napi_call_threadsafe_function(s->events_to_js, nullptr,
+                                                                           napi_tsfn_nonblocking);
   // napi_closing once the environment is going: its teardown hook stops this thread.
-  napi_call_threadsafe_function(s->events_to_js, nullptr, napi_tsfn_nonblocking);
+  return status == napi_ok || status == napi_closing;
 }
 
 // On the environment's thread (the thread-safe function's call): a batch
