@@ -35,6 +35,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("debugCounters", Napi::Function::New(env, DebugCounters, "debugCounters"));
   exports.Set("setHelperPath", Napi::Function::New(env, SetHelperPath, "setHelperPath"));
   exports.Set("helperStatus", Napi::Function::New(env, HelperStatusOf, "helperStatus"));
+  exports.Set("debugRefuseNotifies",
+              Napi::Function::New(env, DebugRefuseNotifies, "debugRefuseNotifies"));
   InitChildWatch(env, exports);
   return exports;
 }

@@ -85,7 +85,7 @@ class ChildHandle : public Napi::ObjectWrap<ChildHandle> {
   }
 
   // Ends the captured output once the child is reaped (now, if it is): the
-  // exit is then delivered with what was read. May deliver before it returns.
+  // exit is then delivered with what was read, after this method returns.
   Napi::Value EndCaptureAtExit(const Napi::CallbackInfo& info) {
     return Marshal(info, [&] {
       Watch* w = watch;
@@ -93,7 +93,7 @@ class ChildHandle : public Napi::ObjectWrap<ChildHandle> {
         w->end_capture_at_exit = true;
         if (w->life == Life::kReaped) {
           EndCapture(w);
-          MaybeDeliver(w);
+          QueueCallbacks(w);
         }
       }
       return info.Env().Undefined();
@@ -129,6 +129,7 @@ class ChildHandle : public Napi::ObjectWrap<ChildHandle> {
 
   // takeOver(slot) → { fd, bytes } | null: stops reading a captured pipe and
   // hands its fd (-1 once it ended) and the bytes read so far to JavaScript.
+  // An exit this makes due is delivered after it returns, never inside it.
   Napi::Value TakeOver(const Napi::CallbackInfo& info) {
     return Marshal(info, [&]() -> Napi::Value {
       Napi::Env env = info.Env();
@@ -154,7 +155,7 @@ class ChildHandle : public Napi::ObjectWrap<ChildHandle> {
       r->fd = -1;  // JavaScript owns it now (or it had ended)
       r->taken = true;
       std::string().swap(r->bytes);
-      MaybeDeliver(w);
+      QueueCallbacks(w);  // the exit may be due now: delivered after this returns
       return out;
     });
   }

@@ -54,9 +54,13 @@ void OnTeardown(void* arg) {
   EnvState* s = static_cast<EnvState*>(arg);
   s->tearing_down = true;
   StopWatchEvents(s);
+  // Queued callbacks never run now (RunQueuedCallbacks stops at teardown).
+  s->due_head = s->due_tail = nullptr;
   Watch* next;
   for (Watch* w = s->head; w != nullptr; w = next) {
     next = w->next;
+    w->due = false;
+    w->due_next = nullptr;
     if (!Finished(w)) {
       EndCapture(w);
       if (w->life == Life::kWatching && w->pidfd >= 0) {
@@ -148,9 +152,10 @@ bool MoveTo(Watch* w, Life to) {
 
 uint64_t InvalidWatchMoves() { return invalid_moves.load(std::memory_order_relaxed); }
 
-// Frees the watch once JavaScript is detached and nothing is registered.
+// Frees the watch once JavaScript is detached, nothing is registered and no
+// callback of it is queued or running.
 void MaybeFree(Watch* w) {
-  if (!Finished(w) || w->pidfd >= 0) return;
+  if (!Finished(w) || w->pidfd >= 0 || w->due) return;
   for (auto& r : w->readers) {
     if (r->active) return;
   }
@@ -193,7 +198,7 @@ void OnPidfdReady(Watch* w) {
   if (r < 0) w->reap_error = r;
   if (r < 0 || w->end_capture_at_exit) EndCapture(w);
   UpdateHold(w);
-  MaybeDeliver(w);
+  QueueCallbacks(w);
 }
 
 // Must run while the env is alive. Raw calls: a failure here (a terminating

@@ -21,12 +21,17 @@
 // blocks), registered the same way and read into
 // memory, at most `limit` bytes each. A pipe ends at EOF, a read error, or
 // overflow (more than `limit` bytes: the first `limit` are kept, the fd is
-// closed so the writer gets EPIPE, and onOverflow(slot) is called at once).
+// closed so the writer gets EPIPE, and onOverflow(slot) is called once the
+// dispatcher's pass is over).
 // The exit is delivered only when the child is reaped and every captured
 // pipe has ended, with `output[slot]` holding each pipe's bytes in one
 // Buffer. takeOver(slot) stops reading a pipe and hands its fd (or -1 once
 // it has ended) and the bytes read so far to JavaScript, which then owns the
-// rest of that stream; it may deliver the exit synchronously.
+// rest of that stream. Collect, then call back (exit_delivery.cc): the
+// callbacks run after the dispatcher's pass, never while a watch is being
+// changed, and a method JavaScript calls (takeOver, endCaptureAtExit) never
+// delivers the exit before it returns: the exit is delivered on a later
+// turn, through the environment's thread-safe function.
 // endCaptureAtExit() ends every capture once the child is reaped (a daemon
 // it left may hold the pipes for ever), so the exit is delivered with what
 // was read. A value that cannot be built (an output too large for a Buffer)

@@ -1,11 +1,42 @@
 // debug_binding.cc — marshalling only; see debug_binding.h.
 #include "debug_binding.h"
 
+#include <atomic>
+#include <cmath>
+
 #include "core/reap.h"
 #include "system_error.h"
 #include "watch_state.h"
 
 namespace exactspawn {
+
+namespace {
+
+std::atomic<int> refusals{0};
+
+}  // namespace
+
+bool DebugRefuseNotify() {
+  int left = refusals.load(std::memory_order_relaxed);
+  while (left > 0) {
+    if (refusals.compare_exchange_weak(left, left - 1, std::memory_order_relaxed)) return true;
+  }
+  return false;
+}
+
+Napi::Value DebugRefuseNotifies(const Napi::CallbackInfo& info) {
+  return Marshal(info, [&] {
+    if (info.Length() != 1 || !info[0].IsNumber()) {
+      ThrowTypeError(info.Env(), "debugRefuseNotifies(count): count must be a number");
+    }
+    double count = info[0].As<Napi::Number>().DoubleValue();
+    if (!(count >= 0 && count <= 1000) || count != std::trunc(count)) {
+      ThrowTypeError(info.Env(), "debugRefuseNotifies(count): count must be an integer 0-1000");
+    }
+    refusals.store(static_cast<int>(count), std::memory_order_relaxed);
+    return info.Env().Undefined();
+  });
+}
 
 Napi::Value DebugCounters(const Napi::CallbackInfo& info) {
   return Marshal(info, [&] {

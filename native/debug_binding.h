@@ -1,5 +1,8 @@
-// debug_binding.h — debugCounters(): { reapRetries } (core/reap.h) and
-// { invalidWatchMoves } (watch_state.h), for tests.
+// debug_binding.h — for tests: debugCounters(): { reapRetries }
+// (core/reap.h) and { invalidWatchMoves } (watch_state.h); and
+// debugRefuseNotifies(n): the exit watch's thread treats its next n
+// thread-safe-function calls as refused by Node-API (watch_events.cc), as a
+// call that finds no memory would be.
 #pragma once
 
 #include <napi.h>
@@ -7,5 +10,8 @@
 namespace exactspawn {
 
 Napi::Value DebugCounters(const Napi::CallbackInfo& info);
+Napi::Value DebugRefuseNotifies(const Napi::CallbackInfo& info);
+// True (once per refusal asked for) when the next call is to be refused; any thread.
+bool DebugRefuseNotify();
 
 }  // namespace exactspawn

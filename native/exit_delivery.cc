@@ -1,5 +1,7 @@
 // exit_delivery.cc — turns a reaped child's exit (and its captured output)
-// into JavaScript values and calls the JS callbacks from the event loop.
+// into JavaScript values and calls the JS callbacks from the event loop:
+// changes to a watch only queue it (QueueCallbacks), and the dispatcher
+// calls back after its pass (RunQueuedCallbacks; see watch_state.h).
 //
 // Raw Node-API only: this runs from loop callbacks, possibly while a worker
 // is being terminated, where no exception can be thrown to anyone. A value
@@ -147,18 +149,45 @@ void CallJs(napi_env env, napi_value receiver, napi_value fn, napi_value arg) {
   napi_fatal_exception(env, pending);
 }
 
-}  // namespace
-
-void MaybeDeliver(Watch* w) {
-  if (w->life != Life::kReaped || w->state->tearing_down) return;
+// The exit is due: the child is reaped and no captured pipe is still read.
+bool ExitDue(const Watch* w) {
+  if (w->life != Life::kReaped) return false;
   for (auto& r : w->readers) {
-    if (r->active) return;
+    if (r->active) return false;
   }
+  return true;
+}
+
+bool OverflowDue(const Watch* w) {
+  for (auto& r : w->readers) {
+    if (r->overflow_due) return true;
+  }
+  return false;
+}
+
+// Tells JavaScript that a captured slot went over the limit.
+void NotifyOverflow(Watch* w, int slot) {
+  if (Finished(w) || w->on_overflow == nullptr) return;
+  napi_env env = w->state->env;
+  napi_handle_scope scope;
+  if (napi_open_handle_scope(env, &scope) != napi_ok) return;
+  napi_value callback = nullptr;
+  napi_value receiver = nullptr;
+  napi_value arg = nullptr;
+  if (napi_get_reference_value(env, w->on_overflow, &callback) == napi_ok &&
+      napi_get_reference_value(env, w->handle_ref, &receiver) == napi_ok && callback != nullptr &&
+      receiver != nullptr && napi_create_int32(env, slot, &arg) == napi_ok) {
+    CallJs(env, receiver, callback, arg);
+  }
+  napi_close_handle_scope(env, scope);
+}
+
+// Delivers the exit and detaches the JS side (the watch is freed by the caller).
+void Deliver(Watch* w) {
   napi_env env = w->state->env;
   napi_handle_scope scope;
   if (napi_open_handle_scope(env, &scope) != napi_ok) {
     Detach(w, Life::kDelivered);
-    MaybeFree(w);
     return;
   }
   napi_value callback = nullptr;
@@ -175,23 +204,51 @@ void MaybeDeliver(Watch* w) {
   Detach(w, Life::kDelivered);
   if (ready) CallJs(env, receiver, callback, result);
   napi_close_handle_scope(env, scope);
-  MaybeFree(w);
 }
 
-void NotifyOverflow(Watch* w, int slot) {
-  if (Finished(w) || w->on_overflow == nullptr || w->state->tearing_down) return;
-  napi_env env = w->state->env;
-  napi_handle_scope scope;
-  if (napi_open_handle_scope(env, &scope) != napi_ok) return;
-  napi_value callback = nullptr;
-  napi_value receiver = nullptr;
-  napi_value arg = nullptr;
-  if (napi_get_reference_value(env, w->on_overflow, &callback) == napi_ok &&
-      napi_get_reference_value(env, w->handle_ref, &receiver) == napi_ok && callback != nullptr &&
-      receiver != nullptr && napi_create_int32(env, slot, &arg) == napi_ok) {
-    CallJs(env, receiver, callback, arg);
+// Runs w's due callbacks; false when the environment's teardown began inside
+// one (w may then be gone: the caller touches nothing more).
+bool CallBack(Watch* w) {
+  EnvState* s = w->state;
+  for (size_t i = 0; i < w->readers.size(); ++i) {
+    Reader* r = w->readers[i].get();
+    if (!r->overflow_due) continue;
+    r->overflow_due = false;
+    NotifyOverflow(w, r->slot);
+    if (s->tearing_down) return false;
   }
-  napi_close_handle_scope(env, scope);
+  if (ExitDue(w)) Deliver(w);
+  return !s->tearing_down;
+}
+
+}  // namespace
+
+void QueueCallbacks(Watch* w) {
+  EnvState* s = w->state;
+  if (w->due || Finished(w) || s->tearing_down || !(ExitDue(w) || OverflowDue(w))) return;
+  w->due = true;
+  w->due_next = nullptr;
+  if (s->due_tail != nullptr) {
+    s->due_tail->due_next = w;
+  } else {
+    s->due_head = w;
+  }
+  s->due_tail = w;
+  UpdateHold(w);  // the host waits for the callbacks of a ref'd child
+  if (!s->in_pass) RequestPass(s);
+}
+
+void RunQueuedCallbacks(EnvState* s) {
+  while (s->due_head != nullptr && !s->tearing_down) {
+    Watch* w = s->due_head;
+    s->due_head = w->due_next;
+    if (s->due_head == nullptr) s->due_tail = nullptr;
+    w->due_next = nullptr;
+    if (!CallBack(w)) return;
+    w->due = false;
+    UpdateHold(w);
+    MaybeFree(w);
+  }
 }
 
 }  // namespace exactspawn

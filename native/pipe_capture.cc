@@ -55,8 +55,9 @@ void OnPipeReady(Reader* r) {
   }
   // Closing the read end makes further writes fail with EPIPE, as a destroyed stream would.
   StopReader(r, true);
-  if (overflowed) NotifyOverflow(w, r->slot);
-  MaybeDeliver(w);
+  // JavaScript hears of the overflow (and of the exit) after the pass.
+  r->overflow_due = overflowed;
+  QueueCallbacks(w);
 }
 
 int StartReader(Watch* w, Reader* r) {

@@ -19,6 +19,7 @@
 #include <cerrno>
 #include <new>
 
+#include "debug_binding.h"
 #include "host_loop.h"
 #include "watch_state.h"
 
@@ -34,15 +35,18 @@ struct LoopWaiter {
 
 namespace {
 
-// On the environment's thread: hands every ready token to its owner.
+// On the environment's thread: hands every ready token to its owner (no
+// JavaScript runs), then runs the callbacks that queued (collect, then call
+// back: exit_delivery.cc).
 void Dispatch(EnvState* s) {
+  s->in_pass = true;
   std::vector<uint64_t> batch;
   batch.swap(s->spare_batch);
   batch.clear();
   try {
     s->events.take(&batch);
   } catch (const std::bad_alloc&) {
-    return;  // left queued; the next report takes them
+    batch.clear();  // left queued; the next report takes them
   }
   for (uint64_t token : batch) {
     auto found = s->sources.find(token);
@@ -54,21 +58,31 @@ void Dispatch(EnvState* s) {
       OnPidfdReady(source.watch);
     }
   }
+  batch.clear();
   batch.swap(s->spare_batch);
+  RunQueuedCallbacks(s);
+  s->in_pass = false;
 }
 
 // On the event thread: ask for a call on the environment's thread. At most
-// one is outstanding (EventSet only notifies again after take()).
-void NotifyFromThread(void* arg) {
+// one is outstanding (EventSet only notifies again after take()). A call
+// Node-API refused (no memory for its queue entry) is made again by the set
+// a little later: the environment never stops hearing of exits.
+bool NotifyFromThread(void* arg) {
   EnvState* s = static_cast<EnvState*>(arg);
+  napi_status status = DebugRefuseNotify() ? napi_generic_failure
+                                           : napi_call_threadsafe_function(s->events_to_js, nullptr,
+                                                                           napi_tsfn_nonblocking);
   // napi_closing once the environment is going: its teardown hook stops this thread.
-  napi_call_threadsafe_function(s->events_to_js, nullptr, napi_tsfn_nonblocking);
+  return status == napi_ok || status == napi_closing;
 }
 
-// On the environment's thread (the thread-safe function's call).
+// On the environment's thread (the thread-safe function's call): a batch
+// the thread collected, or a pass RequestPass asked for.
 void DispatchBatch(napi_env env, napi_value /*js_callback*/, void* context, void* /*data*/) {
   EnvState* s = static_cast<EnvState*>(context);
   if (env == nullptr || s->tearing_down) return;
+  s->pass_requested = false;
   Dispatch(s);
 }
 
@@ -213,6 +227,14 @@ void UnwatchFd(EnvState* s, int fd, uint64_t* token) {
   *token = 0;
 }
 
+void RequestPass(EnvState* s) {
+  if (s->pass_requested || s->tearing_down) return;
+  // From this thread too: the call is queued and runs on a later loop turn.
+  // napi_closing once the environment is going (nothing more is delivered then).
+  s->pass_requested =
+      napi_call_threadsafe_function(s->events_to_js, nullptr, napi_tsfn_nonblocking) == napi_ok;
+}
+
 bool Holds(const Watch* w) { return w->holding; }
 
 void UpdateHold(Watch* w) {
@@ -220,7 +242,7 @@ void UpdateHold(Watch* w) {
   bool capturing = false;
   for (auto& r : w->readers) capturing = capturing || r->active;
   bool want = w->ref && !s->tearing_down &&
-              (w->life == Life::kWatching || (w->life == Life::kReaped && capturing));
+              (w->life == Life::kWatching || (w->life == Life::kReaped && (capturing || w->due)));
   if (want == w->holding) return;
   w->holding = want;
   if (want) {

@@ -34,11 +34,12 @@ struct Watch;
 struct Reader {
   Watch* watch = nullptr;
   int slot = 0;
-  int fd = -1;          // owned while >= 0: closed at the end, or handed to JavaScript
-  uint64_t token = 0;   // its registration with the event thread while active
-  bool active = false;  // registered with the event thread: read when it reports
-  bool taken = false;   // handed to JavaScript by takeOver()
-  std::string bytes;    // at most the watch's limit
+  int fd = -1;                // owned while >= 0: closed at the end, or handed to JavaScript
+  uint64_t token = 0;         // its registration with the event thread while active
+  bool active = false;        // registered with the event thread: read when it reports
+  bool taken = false;         // handed to JavaScript by takeOver()
+  bool overflow_due = false;  // went over the limit; onOverflow not called yet
+  std::string bytes;          // at most the watch's limit
 };
 
 // A watch's lifetime, one state at a time; every move goes through MoveTo,
@@ -84,6 +85,11 @@ struct Watch {
   napi_ref on_exit = nullptr;
   napi_ref on_overflow = nullptr;
   napi_ref handle_ref = nullptr;  // keeps the JS handle alive until the exit is delivered
+  // Queued for the callbacks after the dispatcher's pass (exit_delivery.cc);
+  // set until they have run, so a watch is never queued twice nor freed
+  // while JavaScript it called back runs.
+  bool due = false;
+  Watch* due_next = nullptr;
   Watch* prev = nullptr;
   Watch* next = nullptr;
 };
@@ -111,6 +117,11 @@ struct EnvState {
   uint64_t next_token = EventSet::kFirstToken;
   size_t holds = 0;  // watches whose child (or capture) should keep the host alive
   std::vector<uint64_t> spare_batch;
+  // Watches whose callbacks are due, in order (Watch::due_next).
+  Watch* due_head = nullptr;
+  Watch* due_tail = nullptr;
+  bool in_pass = false;         // Dispatch runs: what is queued is served before it returns
+  bool pass_requested = false;  // a pass is asked for through events_to_js (RequestPass)
   bool tearing_down = false;
   bool hook_done = false;
   bool env_gone = false;
@@ -159,6 +170,9 @@ void RearmFd(EnvState* s, int fd, uint64_t token);
 void RetryFd(EnvState* s, int fd, uint64_t token, int delay_ms);
 // Unregisters fd (before it is closed or handed on).
 void UnwatchFd(EnvState* s, int fd, uint64_t* token);
+// From a method JavaScript called (no pass running): asks for a pass on this
+// thread soon, through the thread-safe function, to run the queued callbacks.
+void RequestPass(EnvState* s);
 // Recomputes whether the watch keeps the host's loop alive.
 void UpdateHold(Watch* w);
 // Whether the watch keeps the host's loop alive (hasRef()).
@@ -174,11 +188,19 @@ void StopReader(Reader* r, bool close_fd_too);
 // Stops every reader still active, closing its fd: its output ends here.
 void EndCapture(Watch* w);
 
-// exit_delivery.cc
-// Delivers the exit once the child is reaped and no captured pipe is still read.
-void MaybeDeliver(Watch* w);
-// Tells JavaScript that a captured slot went over the limit.
-void NotifyOverflow(Watch* w, int slot);
+// exit_delivery.cc — collect, then call back (libuv's uv__wait_children):
+// nothing that changes a watch calls JavaScript. Changes queue the watch;
+// the dispatcher (watch_events.cc) runs the callbacks after its pass, so no
+// callback runs while a watch is being changed, and a method JavaScript
+// calls (takeOver, endCaptureAtExit) never delivers before it returns.
+// Queues w when a callback is due: an overflow JavaScript has not heard of,
+// or the exit (reaped, no captured pipe still read). Never calls JavaScript.
+void QueueCallbacks(Watch* w);
+// The dispatcher's second half, on the environment's thread: for each queued
+// watch in order, onOverflow(slot) for each overflowed pipe, then the exit
+// when it is due. Watches queued by those callbacks are served in the same
+// call. Returns at once when the environment's teardown begins.
+void RunQueuedCallbacks(EnvState* s);
 
 // child_handle.cc
 Napi::Function DefineChildHandle(Napi::Env env);

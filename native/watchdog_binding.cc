@@ -3,7 +3,7 @@
 // non-empty), then starts the process-wide watchdog (core/watchdog.h) unless
 // it runs already, and returns its pid. The first successful call fixes the
 // program for the life of the process. A failed start is thrown as a system
-// error naming the call that failed (pipe2, posix_spawn, write), step
+// error naming the call that failed (pipe2, fcntl, posix_spawn, write), step
 // "cleanup" and path = file. Registration itself
 // happens in spawn (option `cleanup`).
 #include "watchdog_binding.h"

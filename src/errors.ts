@@ -232,33 +232,36 @@ export function displayName(name: string): string {
 }
 
 /**
- * Characters that must never reach a terminal raw from input: C0 controls,
- * DEL and C1 controls (U+009B is a CSI on many terminals), bidi embeddings,
- * overrides, isolates and marks (U+202A–202E, U+2066–2069, U+200E/200F,
- * U+061C), other invisible format characters (zero-width U+200B–200D,
- * U+2060–206F, U+FEFF, U+FFF9–FFFB), the line and paragraph separators, and
- * lone surrogates. Written as a string: a regex literal would hold the
- * very control characters it names.
+ * Characters that must never reach a terminal raw from input, chosen by
+ * Unicode property rather than by a list of ranges (a list misses the next
+ * one): every control (Cc: C0, DEL, C1, where U+009B is a CSI on many
+ * terminals), every format character (Cf: bidi embeddings, overrides,
+ * isolates and marks, zero-width characters, the soft hyphen, U+180E, the
+ * interlinear annotation characters U+FFF9–FFFB, tags U+E0000–E007F), the
+ * line and paragraph separators (Zl, Zp), lone surrogates (Cs), and every
+ * default-ignorable code point (the Hangul fillers U+115F, U+1160, U+3164,
+ * U+FFA0, variation selectors, the combining grapheme joiner U+034F, and
+ * those Unicode reserves for more).
  */
-const FORMAT_AND_BIDI =
-  "\\u007f-\\u009f\\u061c\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ufeff\\ufff9-\\ufffb";
-const LONE_SURROGATE =
-  "[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]";
-const CONTROLS = new RegExp(`[\\u0000-\\u001f${FORMAT_AND_BIDI}]|${LONE_SURROGATE}`, "g");
-const CONTROLS_BUT_C0 = new RegExp(`[${FORMAT_AND_BIDI}]|${LONE_SURROGATE}`, "g");
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Default_Ignorable_Code_Point}]/gu;
 
+/** Each UTF-16 unit as `\uXXXX` (a pair for a code point past U+FFFF): what JSON reads back. */
 function unicodeEscape(char: string): string {
-  return `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
+  let escaped = "";
+  for (let i = 0; i < char.length; i++) {
+    escaped += `\\u${char.charCodeAt(i).toString(16).padStart(4, "0")}`;
+  }
+  return escaped;
 }
 
 /**
- * `text` with every control, bidi and invisible format character (see
- * FORMAT_AND_BIDI) written as `\uXXXX`: the one function every piece of
- * command output that may hold input goes through (names in messages,
- * tables and errors). Pure; printable text is unchanged.
+ * `text` with every invisible character (see INVISIBLE) written as
+ * `\uXXXX`: the one function every piece of command output that may hold
+ * input goes through (names in messages, tables, errors and, through
+ * escapeJsonControls, JSON and log lines). Pure; printable text is unchanged.
  */
 export function escapeControls(text: string): string {
-  return text.replace(CONTROLS, unicodeEscape);
+  return text.replace(INVISIBLE, unicodeEscape);
 }
 
 /**
@@ -268,5 +271,5 @@ export function escapeControls(text: string): string {
  * JSON reads back as the same character. Pure.
  */
 export function escapeJsonControls(json: string): string {
-  return json.replace(CONTROLS_BUT_C0, unicodeEscape);
+  return json.replace(INVISIBLE, (char) => (char < " " ? char : unicodeEscape(char)));
 }

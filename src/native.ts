@@ -235,6 +235,8 @@ export interface NativeBinding {
    * the addon has a bug; refused, never fatal).
    */
   debugCounters?(): { reapRetries: number; invalidWatchMoves: number };
+  /** For tests: the exit watch's thread treats its next `count` hand-overs to JavaScript as refused. */
+  debugRefuseNotifies?(count: number): void;
   /**
    * Asks for the host's event loop to wait for exits (true) or for the addon's
    * own thread (false); call before the first spawn. Returns what is used.

@@ -19,8 +19,9 @@ namespace {
 constexpr uint64_t kWakeToken = 0;
 constexpr uint64_t kTimerToken = 1;
 static_assert(EventSet::kFirstToken == 2, "the eventfd and the timerfd use tokens 0 and 1");
-// Ready tokens that could not be queued (no memory) are tried again this soon.
-constexpr int kRetryQueueMs = 10;
+// Ready tokens that could not be queued (no memory), or a notify that could
+// not reach the owner, are tried again this soon.
+constexpr int kRetryQueueMs = EventSet::kRetryNotifyMs;
 
 int64_t now_ms() {
   struct timespec ts {};
@@ -108,7 +109,7 @@ int EventSet::retry_after(uint64_t token, int delay_ms) {
 // Under mutex_: the timerfd fires at the earliest timer (or soon, while
 // tokens wait in carry_ for memory), and is disarmed when nothing is due.
 void EventSet::arm_timer_locked(int64_t now) {
-  int64_t due = carried_ > 0 ? now + kRetryQueueMs : INT64_MAX;
+  int64_t due = carried_ > 0 || renotify_ ? now + kRetryQueueMs : INT64_MAX;
   for (const Timer& timer : timers_) due = timer.due_ms < due ? timer.due_ms : due;
   if (due == INT64_MAX) due = 0;
   if (due == armed_ms_) return;
@@ -155,7 +156,10 @@ bool EventSet::collect(int timeout_ms) {
   }
   std::lock_guard<std::mutex> lock(mutex_);
   int64_t now = now_ms();
-  if (timer_fired) armed_ms_ = 0;  // fired: arm_timer_locked sets the next one
+  if (timer_fired) {
+    armed_ms_ = 0;      // fired: arm_timer_locked sets the next one
+    renotify_ = false;  // a failed notify is made again below (ready_ is not empty)
+  }
   int queued = 0;
   try {
     for (size_t i = 0; i < timers_.size();) {
@@ -222,6 +226,14 @@ void EventSet::stop_thread() {
   thread_started_ = false;
 }
 
+// Under no lock: the owner was not told; the timer tells it again soon.
+void EventSet::notify_failed() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  notified_ = false;
+  renotify_ = true;
+  arm_timer_locked(now_ms());
+}
+
 void EventSet::wake() {
   uint64_t one = 1;
   // EAGAIN: the counter is already non-zero, the thread will wake anyway.
@@ -241,7 +253,7 @@ void EventSet::run() {
       std::lock_guard<std::mutex> lock(mutex_);
       if (stopping_) return;
     }
-    if (notify) notify_(arg_);
+    if (notify && !notify_(arg_)) notify_failed();
   }
 }
 

@@ -13,7 +13,9 @@
 // whoever waits for the set can do it in one of two ways:
 //   - its own thread (start_thread): blocks in collect(-1) with every signal
 //     blocked and calls `notify` when the queue turns non-empty; the owner
-//     then collects the batch with take() on its own thread;
+//     then collects the batch with take() on its own thread. A notify that
+//     could not reach the owner (it returns false) is made again a little
+//     later, so a failed hand-over never leaves the owner deaf;
 //   - the host's event loop: it polls fd() and, when that is readable, calls
 //     collect(0) and take() on the loop's thread (watch_events.cc).
 //
@@ -21,8 +23,11 @@
 // use). A token may arrive after its fd was removed (the event was collected
 // just before): owners look tokens up and ignore the ones they no longer know.
 //
-// Plain C++; every call returns 0 or a negative errno. All methods but
-// stop_thread() may be called from any thread.
+// Plain C++; every call returns 0 or a negative errno. Threads: add(),
+// rearm(), remove(), retry_after() and take() may be called from any thread
+// at any time. collect() has one caller at a time (the set's own thread
+// once start_thread() has run, else the owner's loop), and open(),
+// start_thread() and stop_thread() are the owner's, called from one thread.
 #pragma once
 
 #include <pthread.h>
@@ -35,7 +40,10 @@ namespace exactspawn {
 
 class EventSet {
  public:
-  using Notify = void (*)(void* arg);
+  // Returns false when the owner could not be told (then it is told again
+  // kRetryNotifyMs later, while tokens are still queued).
+  using Notify = bool (*)(void* arg);
+  static constexpr int kRetryNotifyMs = 10;
   // The first token owners may use.
   static constexpr uint64_t kFirstToken = 2;
 
@@ -86,6 +94,7 @@ class EventSet {
   void run();
   void wake();
   void arm_timer_locked(int64_t now);
+  void notify_failed();
   void drain(int fd);
 
   static constexpr int kEventsPerWait = 64;
@@ -102,6 +111,7 @@ class EventSet {
   std::mutex mutex_;  // guards everything below
   bool stopping_ = false;
   bool notified_ = false;  // a notify is outstanding: take() has not run since
+  bool renotify_ = false;  // a notify failed: the timer fires to make it again
   int64_t armed_ms_ = 0;   // when the timerfd fires; 0: disarmed
   std::vector<uint64_t> ready_;
   std::vector<Timer> timers_;

@@ -29,13 +29,14 @@ std::map<uint64_t, ReapBackoff>* backoffs = nullptr;
 pid_t pid_of(uint64_t token) { return static_cast<pid_t>(token >> 32); }
 int pidfd_of(uint64_t token) { return static_cast<int>(token & 0xffffffffu); }
 
-// On the reaper's thread: reap every child that reported.
-void reap_ready(void*) {
+// On the reaper's thread: reap every child that reported. False when the
+// batch could not be taken (no memory): the set reports it again.
+bool reap_ready(void*) {
   std::vector<uint64_t> ready;
   try {
     reaper->take(&ready);
   } catch (const std::bad_alloc&) {
-    return;  // left queued for the next report
+    return false;  // left queued for the next report
   }
   for (uint64_t token : ready) {
     ChildExit exit;
@@ -57,6 +58,7 @@ void reap_ready(void*) {
     reaper->remove(pidfd_of(token));
     close(pidfd_of(token));
   }
+  return true;
 }
 
 // The thread runs this library's code for the rest of the process, but Node

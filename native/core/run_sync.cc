@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <new>
 
 #include "pipe.h"
 #include "reap.h"
@@ -99,7 +100,10 @@ class SyncLoop {
         return abandon({-errno, "poll", "wait"});
       }
       for (int i = 0; i < 2; ++i) {
-        if (output_index[i] >= 0 && fds[output_index[i]].revents != 0) drain(i);
+        if (output_index[i] >= 0 && fds[output_index[i]].revents != 0) {
+          err = drain(i);
+          if (err < 0) return abandon({err, nullptr, "capture"});
+        }
       }
       if (stdin_index >= 0 && fds[stdin_index].revents != 0) feed(fds[stdin_index].revents);
       if (reap_due || (pidfd_index >= 0 && (fds[pidfd_index].revents & POLLIN) != 0)) {
@@ -180,20 +184,26 @@ class SyncLoop {
     final_signal_at_ = stop_reading_at_;
   }
 
-  void drain(int index) {
+  // 0, or -ENOMEM when the output cannot grow (the caller then ends the
+  // run: no exception leaves run_sync with the child still running).
+  int drain(int index) {
     static thread_local char buffer[kReadChunk];
     std::vector<char>& out = outcome_->output[index];
     // A bounded number of reads per wake-up keeps the other fds served.
     for (int round = 0; round < kReadsPerEvent && output_fds_[index] >= 0; ++round) {
       long n = read_fd(output_fds_[index], buffer, sizeof buffer);
-      if (n == -EAGAIN) return;
+      if (n == -EAGAIN) return 0;
       if (n <= 0) {  // end of file, or a read error: the stream is over
         close_owned(&output_fds_[index]);
-        return;
+        return 0;
       }
       size_t room = run_.limit - std::min(run_.limit, out.size());
       size_t keep = std::min(room, static_cast<size_t>(n));
-      out.insert(out.end(), buffer, buffer + keep);
+      try {
+        out.insert(out.end(), buffer, buffer + keep);
+      } catch (const std::bad_alloc&) {
+        return -ENOMEM;
+      }
       if (keep < static_cast<size_t>(n)) {
         // One byte over the limit: keep the limit, close the pipe (the writer
         // gets EPIPE) and end the run.
@@ -202,9 +212,10 @@ class SyncLoop {
           overflowed_ = true;
           begin_ending(SyncEndingCause::kOverflow, now_ms());
         }
-        return;
+        return 0;
       }
     }
+    return 0;
   }
 
   void feed(short revents) {

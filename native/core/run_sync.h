@@ -11,7 +11,8 @@
 // as they happened, for TypeScript to name. Group signals are sent only while
 // the leader is unreaped (a zombie leader pins its process-group id); the
 // leader is reaped with wait4(2) for exactly its pid. Returns 0 or a negative
-// errno (the child is then killed and reaped before returning).
+// errno (the child is then killed and reaped before returning), -ENOMEM with
+// step "capture" when an output cannot grow: no exception leaves it.
 // See poll(2), pidfd_open(2), pidfd_send_signal(2), kill(2), wait4(2), pipe(7).
 #pragma once
 

@@ -27,8 +27,13 @@ std::mutex watchdog_mutex;
 bool configured = false;
 std::string program_file;
 std::vector<std::string> program_argv;
-int write_fd = -1;  // the host's end of the watchdog's stdin; -1 while none runs
+// The host's end of the watchdog's stdin (O_NONBLOCK: a registration never
+// waits for the watchdog); -1 while none runs.
+int write_fd = -1;
 pid_t watchdog_pid = 0;
+int watchdog_pidfd = -1;  // the current watchdog's pidfd (a duplicate), or -1
+// How long a new watchdog may take to read the replay of the live groups.
+constexpr int kReplayWaitMs = 2000;
 std::vector<pid_t> groups;  // registered and not yet released
 // The call that failed last (static string; nullptr: none did, e.g. an
 // allocation). Written and read with the mutex held.
@@ -57,7 +62,19 @@ int send_line(char op, pid_t pgid) {
     if (written == length) return 0;
     if (written < 0 && errno == EINTR) continue;
     failed_call = "write";
-    return written < 0 ? -errno : -EIO;  // a short write cannot happen below PIPE_BUF
+    // A short write cannot happen below PIPE_BUF; EAGAIN: the pipe is full.
+    return written < 0 ? -errno : -EIO;
+  }
+}
+
+// send_line for a watchdog just started, which reads while the live groups
+// are replayed to it: a full pipe is waited for, a bounded time.
+int send_line_to_new(char op, pid_t pgid) {
+  for (int waited = 0;; waited += 10) {
+    int err = send_line(op, pgid);
+    if (err != -EAGAIN || waited >= kReplayWaitMs) return err;
+    pollfd entry{write_fd, POLLOUT, 0};
+    poll(&entry, 1, 10);
   }
 }
 
@@ -69,6 +86,14 @@ int launch_locked() {
   int err = make_pipe(fds);
   if (err < 0) {
     failed_call = "pipe2";
+    return err;
+  }
+  // Only the host's end: the watchdog's stdin stays a blocking read.
+  if (fcntl(fds[1], F_SETFL, O_NONBLOCK) < 0) {
+    err = -errno;
+    close_fd(fds[0]);
+    close_fd(fds[1]);
+    failed_call = "fcntl";
     return err;
   }
   std::vector<char*> argv;
@@ -104,8 +129,10 @@ int launch_locked() {
   // a pidfd (pidfd_open failed) it would stay a zombie until the host exits.
   int pidfd = open_pidfd(pid);
   int watch = -1;
+  int own = -1;
   if (pidfd >= 0) {
     watch = fcntl(pidfd, F_DUPFD_CLOEXEC, 0);
+    own = fcntl(pidfd, F_DUPFD_CLOEXEC, 0);
     if (hand_to_orphan_reaper(pid, pidfd) < 0) {
       close_fd(pidfd);
       if (watch >= 0) close_fd(watch);
@@ -114,13 +141,14 @@ int launch_locked() {
   }
   write_fd = fds[1];
   watchdog_pid = pid;
+  watchdog_pidfd = own;
   ++generation;
   // A watchdog the step killed is replaced at once, not at the next spawn:
   // a host SIGKILLed meanwhile would leave its steps running (docs/spawn.md).
   // Without the thread a dead watchdog is still replaced at the next registration.
   if (watch >= 0 && !monitor_start(watch, generation)) close_fd(watch);
   for (pid_t group : groups) {
-    err = send_line('+', group);
+    err = send_line_to_new('+', group);
     if (err < 0) return err;
   }
   return 0;
@@ -128,7 +156,9 @@ int launch_locked() {
 
 void drop_locked() {
   if (write_fd >= 0) close_fd(write_fd);
+  if (watchdog_pidfd >= 0) close_fd(watchdog_pidfd);
   write_fd = -1;
+  watchdog_pidfd = -1;
   watchdog_pid = 0;
 }
 
@@ -178,10 +208,23 @@ bool monitor_start(int pidfd, uint32_t watched) {
 
 // Sends one line; a watchdog that died (EPIPE: Node ignores SIGPIPE) is
 // replaced, and the replacement learns every registered group, so the line
-// is not sent again.
+// is not sent again. So is one that has left a whole pipe of lines unread
+// (EAGAIN: a step of the same uid can SIGSTOP it): the JavaScript thread
+// never waits for it. It is SIGKILLed first, through its pidfd (no pid
+// reuse), so it never wakes to read EOF and kill the groups it knew; without
+// a pidfd it cannot be ended safely and the registration fails (EAGAIN).
 int send_or_relaunch_locked(char op, pid_t pgid) {
   int err = write_fd >= 0 ? send_line(op, pgid) : -EPIPE;
-  if (err != -EPIPE) return err;
+  if (err == -EAGAIN) {
+    if (watchdog_pidfd < 0) return err;
+    int killed = signal_pidfd(watchdog_pidfd, SIGKILL);
+    if (killed < 0 && killed != -ESRCH) {
+      failed_call = "pidfd_send_signal";
+      return killed;
+    }
+  } else if (err != -EPIPE) {
+    return err;
+  }
   drop_locked();
   err = launch_locked();
   if (err < 0) drop_locked();

@@ -20,6 +20,10 @@
 // watchdog dies early (a step of the same uid can kill it), a monitor thread
 // that polls a duplicate of its pidfd starts a new one at once and registers
 // every live group again (a write that meets EPIPE first does the same).
+// The host's end of the pipe is O_NONBLOCK: a registration never waits for
+// the watchdog on the JavaScript thread. A watchdog that leaves a whole pipe
+// of lines unread (a same-uid step can SIGSTOP it) is SIGKILLed through its
+// pidfd and replaced the same way when a write meets EAGAIN.
 //
 // Process-wide (worker threads share it), guarded by a mutex. Plain C++;
 // returns 0 (or a pid) or a negative errno. See pipe(7), posix_spawn(3),

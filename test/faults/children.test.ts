@@ -39,9 +39,10 @@ const MEASURE = `
   // A cleanup spawn starts the per-process watchdog (a pipe fd and a pidfd held
   // for the host's lifetime, like the orphan reaper): part of the baseline.
   await spawn("/bin/echo", ["warm"], { cleanup: true });
-  // The native watchdog's pidfd stays twice (the orphan reaper's copy, and the
-  // copy its monitor waits on to replace a dead watchdog); the fallback's has none.
-  const watchdogPidfds = nativeStatus().loaded ? 2 : 0;
+  // The native watchdog's pidfd stays three times (the orphan reaper's copy,
+  // the copy its monitor waits on to replace a dead watchdog, and the one
+  // that SIGKILLs a watchdog that stopped reading); the fallback's has none.
+  const watchdogPidfds = nativeStatus().loaded ? 3 : 0;
   await settle(() => pidfds() === watchdogPidfds);
   if (pidfds() !== watchdogPidfds) throw new Error("pidfds never settled: " + pidfds());
   const before = { fds: fds(), pidfds: pidfds() };

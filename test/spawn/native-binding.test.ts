@@ -298,6 +298,70 @@ describe.runIf(binding?.spawn !== undefined)("native spawn binding", () => {
     expect(exit.output?.[1]).toEqual(Buffer.from("y\n".repeat(500)));
   });
 
+  // The overflow callback is JavaScript: it may end the capture or take the
+  // other pipe over, which makes the exit deliverable at once. The watch must
+  // still be alive when the addon returns from that callback (under ASan a
+  // freed watch touched afterwards is a heap-use-after-free: seen red with
+  // `npm run test:asan -- test/spawn/native-binding.test.ts` on 08fb2db).
+  // The grandchild overflows only once the child is reaped (`kill -0` fails).
+  const lateOverflow =
+    "(while kill -0 $$ 2>/dev/null; do sleep 0.01; done; head -c 300 /dev/zero) &";
+  it("survives an overflow callback that ends the capture of a reaped child", async () => {
+    const deliveries: RawChildExit[] = [];
+    const exit = await new Promise<RawChildExit>((resolve) => {
+      spawn({
+        file: "/bin/sh",
+        argv: ["sh", "-c", lateOverflow],
+        stdio: [-1, -2, -1],
+        capture: [1],
+        captureLimit: 100,
+        onOverflow(this: RawChildHandle) {
+          this.endCaptureAtExit!();
+          // The exit is delivered after this callback returns, never inside it.
+          expect(deliveries).toHaveLength(0);
+        },
+        onExit(e) {
+          deliveries.push(e as RawChildExit);
+          resolve(e as RawChildExit);
+        },
+      });
+    });
+    expect(exit).toMatchObject({ exitCode: 0, signal: null });
+    expect(exit.output?.[1]).toEqual(Buffer.alloc(100));
+    for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+    expect(deliveries).toHaveLength(1);
+  });
+
+  it("survives an overflow callback that takes the other pipe over", async () => {
+    const deliveries: RawChildExit[] = [];
+    let taken: { fd: number; bytes: Buffer } | null = null;
+    const exit = await new Promise<RawChildExit>((resolve) => {
+      spawn({
+        file: "/bin/sh",
+        // stderr ends with the child; stdout overflows after the reap.
+        argv: ["sh", "-c", `exec 2>&-; ${lateOverflow}`],
+        stdio: [-1, -2, -2],
+        capture: [1, 2],
+        captureLimit: 100,
+        onOverflow(this: RawChildHandle, slot) {
+          expect(slot).toBe(1);
+          taken = this.takeOver!(2);
+          expect(deliveries).toHaveLength(0);
+        },
+        onExit(e) {
+          deliveries.push(e as RawChildExit);
+          resolve(e as RawChildExit);
+        },
+      });
+    });
+    // Read to its end by then, or handed over open (then ours to close).
+    expect(taken).toMatchObject({ bytes: Buffer.alloc(0) });
+    if (taken!.fd >= 0) expect(binding!.closeFd!(taken!.fd)).toBe(0);
+    expect(exit.output).toEqual([null, Buffer.alloc(100), null]);
+    for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+    expect(deliveries).toHaveLength(1);
+  });
+
   it("does not count exactly captureLimit bytes as an overflow", async () => {
     const { exit, overflows } = await sh("printf 12345", {
       stdio: [-1, -2, -1],

@@ -33,6 +33,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { nativeStatus } from "../../src/native.js";
 import { pidNamespaceMissing, runInPidNamespace } from "../fixtures/pid-namespace.js";
 import {
   eventually,
@@ -382,6 +383,57 @@ describe("a bash step ends with its host (cleanup, the runtime.bash default)", (
     await host.exited;
     expect(await allGone(steps[0]!)).toBe(true);
   });
+  // Finding 7 (issue 27): a step of the same uid SIGSTOPs its watchdog; every
+  // cleanup spawn writes two lines to the watchdog's pipe, which then fills
+  // (64 KiB, ~3,600 spawns). Seen red on 08fb2db: the host froze in write(2)
+  // on its JavaScript thread and never reported. Now the stopped watchdog is
+  // SIGKILLed and replaced, and the replacement still takes the step along.
+  it.runIf(nativeStatus().loaded)(
+    "a watchdog the step stops never freezes the host: it is replaced once its pipe is full",
+    async () => {
+      const STOP_WATCHDOG = [
+        'for p in /proc/[0-9]*; do [ "$(cut -d" " -f4 "$p/stat" 2>/dev/null)" = "$PPID" ] &&',
+        'tr "\\0" "\\n" < "$p/cmdline" 2>/dev/null | head -n1 | grep -qx exactspawn-watchdog &&',
+        "{ w=$(basename $p); kill -STOP $w; echo $w; }; done;",
+        "for i in 1 2 3; do sleep 1000 & echo $!; done; echo $$; echo ready; wait",
+      ].join(" ");
+      const host = startScript(`
+        const { spawn } = await import(DIST);
+        const step = spawn("/bin/sh", ["-c", ${JSON.stringify(STOP_WATCHDOG)}], {
+          cleanup: true, processGroup: true, stdio: ["ignore", "pipe", "ignore"], reject: false,
+        });
+        let out = "";
+        await new Promise((resolve) => step.stdout.on("data", (d) => {
+          out += d;
+          if (out.includes("ready")) resolve();
+        }));
+        const pids = out.split("\\n").filter((l) => /^\\d+$/.test(l)).map(Number);
+        // Each line written first, so a frozen host still left the pids to clean up.
+        console.error("PIDS " + JSON.stringify(pids));
+        for (let i = 0; i < 6000; i++) await spawn("/bin/true", [], { cleanup: true, processGroup: true });
+        console.log("REPORT " + JSON.stringify({ pid: process.pid, steps: [pids] }));
+        setInterval(() => {}, 1000);
+      `);
+      const frozen = new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error("the host froze: no report")), 110_000).unref(),
+      );
+      const { pid, steps } = await Promise.race([host.report, frozen]);
+      const pids = steps[0]!;
+      record(pids);
+      expect(pids).toHaveLength(5); // the stopped watchdog, three sleeps and sh
+      const stopped = pids[0]!;
+      expect(await allGone([stopped])).toBe(true);
+      const replaced = await eventually(() => {
+        const now = watchdogsOf(pid);
+        return now.length === 1 && now[0] !== stopped;
+      });
+      expect(replaced).toBe(true);
+      host.child.kill("SIGKILL");
+      await host.exited;
+      expect(await allGone(pids.slice(1))).toBe(true);
+    },
+    120_000,
+  );
 });
 
 /** Runs `source` (an ES module; DIST is the library's URL) as a host and returns its exit and report. */
