@@ -33,6 +33,8 @@ export interface SyncExit {
   readonly stderr: Buffer | null;
   /** The run's endings, in order (named by endingFailure). */
   readonly endings: readonly Ending[];
+  /** When the first ending's signal went (epoch ms), or null (none, or not known: the fallback). */
+  readonly killedAt: number | null;
 }
 
 export type SyncEngine = (request: EngineRequest, bounds: SyncBounds) => SyncExit;
@@ -66,6 +68,7 @@ export function nativeSyncEngine(binding: SyncCapable): SyncEngine {
       stdout: raw.output[1] ?? null,
       stderr: raw.output[2] ?? null,
       endings: raw.endings,
+      killedAt: raw.killedAt ?? null,
     };
   };
 }
@@ -122,5 +125,6 @@ export const fallbackSyncEngine: SyncEngine = (request, bounds) => {
         : code === "ENOBUFS"
           ? [{ cause: "maxBuffer", leaderRunning: true }]
           : [],
+    killedAt: null,
   };
 };
