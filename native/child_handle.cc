@@ -105,7 +105,7 @@ class ChildHandle : public Napi::ObjectWrap<ChildHandle> {
     });
   }
 
-  // { byDeadline, leaderRunning, at } (at: the end signal's time, epoch ms, or null).
+  // { byDeadline, leaderRunning, at } (at: the end signal's time, CLOCK_MONOTONIC ms, or null).
   static Napi::Value RecordToJs(Napi::Env env, const EndingRecord& record) {
     Napi::Object out = Napi::Object::New(env);
     out.Set("byDeadline", Napi::Boolean::New(env, record.by_deadline));

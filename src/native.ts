@@ -161,7 +161,7 @@ export interface RawEndingRecord {
   readonly byDeadline: boolean;
   /** The child had not exited when it began (only then does it count). */
   readonly leaderRunning: boolean;
-  /** When the end signal was sent (epoch ms, fractional), or null when none was. */
+  /** When the end signal was sent (CLOCK_MONOTONIC ms, fractional), or null when none was. */
   readonly at: number | null;
 }
 
@@ -214,7 +214,7 @@ export interface RawSyncResult extends RawChildExit {
     readonly cause: "timeout" | "maxBuffer";
     readonly leaderRunning: boolean;
   }>;
-  /** When the first ending's signal went (epoch ms), else null; absent from older builds. */
+  /** When the first ending's signal went (CLOCK_MONOTONIC ms), else null; absent from older builds. */
   readonly killedAt?: number | null;
 }
 

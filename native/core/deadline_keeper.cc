@@ -41,10 +41,13 @@ Keeper& keeper() {
   return *instance;
 }
 
-int64_t realtime_micros() {
+// A due time `delta_ms` from now, rounded up to the next whole millisecond
+// (so no deadline comes early) and saturated (a timeout of years must not wrap).
+int64_t due_after(int64_t delta_ms) {
   struct timespec ts {};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1000000 + ts.tv_nsec / 1000;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  int64_t now = static_cast<int64_t>(ts.tv_sec) * 1000 + (ts.tv_nsec + 999999) / 1000000;
+  return delta_ms >= INT64_MAX - now ? INT64_MAX : now + delta_ms;
 }
 
 int Keeper::start(const char** failed_call) {
@@ -161,6 +164,12 @@ int64_t monotonic_ms() {
   return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
 }
 
+double monotonic_ms_exact() {
+  struct timespec ts {};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) * 1000.0 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
 uint64_t deadline_keeper_pending() { return keeper().pending(); }
 
 int RunEnding::arm(const char** failed_call) {
@@ -168,8 +177,7 @@ int RunEnding::arm(const char** failed_call) {
   int err = keeper().start(failed_call);
   if (err < 0) return err;
   std::lock_guard<std::mutex> lock(mutex_);
-  int64_t now = monotonic_ms();
-  timeout_due_ = plan_.timeout_ms >= INT64_MAX - now ? INT64_MAX : now + plan_.timeout_ms;
+  timeout_due_ = due_after(plan_.timeout_ms);
   err = keeper().schedule(shared_from_this(), timeout_due_);
   if (err < 0) {
     *failed_call = nullptr;
@@ -178,15 +186,15 @@ int RunEnding::arm(const char** failed_call) {
   return err;
 }
 
-EndingRecord RunEnding::begin_locked(bool by_deadline, int64_t now_ms) {
+EndingRecord RunEnding::begin_locked(bool by_deadline) {
   if (cancelled_ || record_.begun) return record_;
   record_.begun = true;
   record_.by_deadline = by_deadline;
   record_.leader_running = target_->begin(plan_.end_signal, plan_.group_signal_at_exit);
   if (!record_.leader_running) return record_;
-  record_.at_ms = static_cast<double>(realtime_micros()) / 1000.0;
+  record_.at_ms = monotonic_ms_exact();
   if (plan_.final_signal == 0) return record_;
-  final_due_ = plan_.grace_ms >= INT64_MAX - now_ms ? INT64_MAX : now_ms + plan_.grace_ms;
+  final_due_ = due_after(plan_.grace_ms);
   // The keeper runs already when a timeout was armed; a run without one
   // starts it here. Should either fail, the escalation cannot wait: now.
   const char* ignored = nullptr;
@@ -200,7 +208,7 @@ EndingRecord RunEnding::begin_locked(bool by_deadline, int64_t now_ms) {
 
 EndingRecord RunEnding::begin(bool by_deadline) {
   std::lock_guard<std::mutex> lock(mutex_);
-  return begin_locked(by_deadline, monotonic_ms());
+  return begin_locked(by_deadline);
 }
 
 EndingRecord RunEnding::record() {
@@ -213,7 +221,7 @@ void RunEnding::on_due(int64_t now_ms) {
   if (cancelled_) return;
   if (timeout_due_ >= 0 && now_ms >= timeout_due_) {
     timeout_due_ = -1;
-    begin_locked(true, now_ms);
+    begin_locked(true);
   }
   if (final_due_ >= 0 && now_ms >= final_due_ && !final_sent_) {
     final_due_ = -1;

@@ -9,7 +9,9 @@
 // while unreaped; a cgroup later), arms the group signal at the leader's
 // exit, and final_signal follows after the grace, again from the keeper's
 // thread. Whichever comes first acts; the record says which, whether the
-// child was still running, and when the signal went (CLOCK_REALTIME ms).
+// child was still running, and when the signal went (CLOCK_MONOTONIC ms,
+// the clock of process.hrtime and performance.now). Due times are rounded
+// up to whole milliseconds: a deadline never comes early.
 //
 // The keeper is one thread per process, started at the first run that needs
 // it and never stopped (worker threads share it). It sleeps in read(2) on a
@@ -34,7 +36,7 @@ struct EndingRecord {
   bool begun = false;
   bool by_deadline = false;     // the timeout began it (else the host asked)
   bool leader_running = false;  // the child had not exited: the ending counts
-  double at_ms = 0;             // when end_signal went (CLOCK_REALTIME, ms); 0 when none went
+  double at_ms = 0;             // when end_signal went (CLOCK_MONOTONIC, ms); 0 when none went
 };
 
 class RunEnding : public std::enable_shared_from_this<RunEnding> {
@@ -54,7 +56,7 @@ class RunEnding : public std::enable_shared_from_this<RunEnding> {
   void cancel();
 
  private:
-  EndingRecord begin_locked(bool by_deadline, int64_t now_ms);
+  EndingRecord begin_locked(bool by_deadline);
 
   std::mutex mutex_;
   const std::shared_ptr<KillTarget> target_;
@@ -66,8 +68,9 @@ class RunEnding : public std::enable_shared_from_this<RunEnding> {
   bool cancelled_ = false;
 };
 
-// CLOCK_MONOTONIC in milliseconds.
+// CLOCK_MONOTONIC in whole milliseconds (rounded down), and exactly.
 int64_t monotonic_ms();
+double monotonic_ms_exact();
 
 // How many runs the keeper has scheduled and not yet fired or cancelled (tests).
 uint64_t deadline_keeper_pending();

@@ -177,9 +177,9 @@ class SyncLoop {
     stop_reading_at_ = after(now, run_.deadline.grace_ms);
     if (leader_done_) return;
     signal_child(run_.deadline.end_signal);
-    struct timespec wall {};
-    clock_gettime(CLOCK_REALTIME, &wall);
-    outcome_->killed_at_ms = static_cast<double>(wall.tv_sec) * 1000.0 + wall.tv_nsec / 1e6;
+    struct timespec mono {};
+    clock_gettime(CLOCK_MONOTONIC, &mono);
+    outcome_->killed_at_ms = static_cast<double>(mono.tv_sec) * 1000.0 + mono.tv_nsec / 1e6;
     final_signal_at_ = stop_reading_at_;
   }
 

@@ -50,7 +50,7 @@ struct SyncOutcome {
   std::vector<char> output[2];
   SyncEnding endings[2] = {};  // in order; a timeout and an overflow happen at most once each
   int ending_count = 0;
-  double killed_at_ms = 0;  // when the first ending's signal went (CLOCK_REALTIME ms); 0: none
+  double killed_at_ms = 0;  // when the first ending's signal went (CLOCK_MONOTONIC ms); 0: none
 };
 
 // Takes ownership of every fd in `run` (all closed on return, whatever happens).

@@ -21,6 +21,7 @@ import type {
   NativeBinding,
   RawChildExit,
   RawChildHandle,
+  RawEndingRecord,
   RawExecControls,
   RawSpawnOptions,
 } from "../native.js";
@@ -40,6 +41,7 @@ import {
 } from "./engine.js";
 import type { ExecControls } from "./exec-controls.js";
 import { JsEnding } from "./js-ending.js";
+import { epochOfMonotonic } from "./monotonic-time.js";
 import { WATCHDOG_PROGRAM } from "./watchdog.js";
 
 type SpawnCapable = NativeBinding & Required<Pick<NativeBinding, "spawn">>;
@@ -107,12 +109,12 @@ class NativeChild implements EngineChild {
     return this.#handle.killGroupAtExit?.(signal) ?? -ENOSYS;
   }
   endNow(): EndingRecord {
-    return this.#jsEnding?.endNow() ?? this.#handle.endNow?.() ?? NO_ENDING;
+    if (this.#jsEnding !== undefined) return this.#jsEnding.endNow();
+    return onEpochScale(this.#handle.endNow?.() ?? null) ?? NO_ENDING;
   }
   ending(): EndingRecord | null {
-    return this.#jsEnding !== undefined
-      ? this.#jsEnding.ending()
-      : (this.#handle.ending?.() ?? null);
+    if (this.#jsEnding !== undefined) return this.#jsEnding.ending();
+    return onEpochScale(this.#handle.ending?.() ?? null);
   }
   /** The exit arrived: an ending run in JavaScript sends nothing more. */
   exited(): void {
@@ -132,6 +134,12 @@ class NativeChild implements EngineChild {
     if (taken === null) return null;
     return { stream: taken.fd < 0 ? null : socketFor(taken.fd, slot), bytes: taken.bytes };
   }
+}
+
+/** The addon's record with its time on the results' scale (monotonic-time.ts). */
+function onEpochScale(record: RawEndingRecord | null): EndingRecord | null {
+  if (record === null || record.at === null) return record;
+  return { ...record, at: epochOfMonotonic(record.at) };
 }
 
 function toExit(raw: RawChildExit | Error): EngineExit | Error {

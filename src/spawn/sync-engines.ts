@@ -14,6 +14,7 @@ import type { NativeBinding } from "../native.js";
 import { type DeadlinePlan, type Ending, nativeDeadline } from "./deadline-plan.js";
 import { type EngineRequest, type ResourceUsage, resourceUsageOf } from "./engine.js";
 import { envObject, FallbackUnsupportedError, fallbackIds, utf8 } from "./fallback-engine.js";
+import { epochOfMonotonic } from "./monotonic-time.js";
 import { childPathForced, nativeControls, packedArgs, stdioFds } from "./native-engine.js";
 
 /** How a synchronous run is fed and bounded. */
@@ -68,7 +69,7 @@ export function nativeSyncEngine(binding: SyncCapable): SyncEngine {
       stdout: raw.output[1] ?? null,
       stderr: raw.output[2] ?? null,
       endings: raw.endings,
-      killedAt: raw.killedAt ?? null,
+      killedAt: raw.killedAt == null ? null : epochOfMonotonic(raw.killedAt),
     };
   };
 }
