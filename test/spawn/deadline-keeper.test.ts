@@ -5,6 +5,7 @@
  * deadline leaves nothing scheduled, and endNow()/ending() report the one
  * ending that happened.
  */
+import { readFileSync } from "node:fs";
 import { constants } from "node:os";
 import { describe, expect, it } from "vitest";
 import { spawn } from "../../src/index.js";
@@ -79,6 +80,19 @@ describe.runIf(keeperBuilt)("the deadline keeper's binding", () => {
     expect(pending()).toBe(before + 20);
     await Promise.all(runs);
     expect(pending()).toBe(before);
+  });
+
+  it("one keeper thread for the process, whatever the number of runs with a deadline", async () => {
+    const threads = () =>
+      Number(/Threads:\s+(\d+)/.exec(readFileSync("/proc/self/status", "utf8"))?.[1]);
+    await spawn("/bin/true", [], { timeout: 60_000 }); // the keeper runs from here on
+    const before = threads();
+    const runs = Array.from({ length: 50 }, () =>
+      spawn("/bin/sleep", ["0.2"], { timeout: 60_000 }),
+    );
+    const during = threads();
+    await Promise.all(runs);
+    expect(during).toBe(before);
   });
 
   it("endNow() begins the one ending and ending() reports it; a later endNow() changes nothing", async () => {
