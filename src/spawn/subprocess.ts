@@ -79,6 +79,12 @@ export type RunPolicy = Pick<
 type Outcome = { ok: true; value: SpawnResult } | { ok: false; error: unknown };
 
 const NONE: readonly number[] = [];
+/** A timeout the engine never began because the leader had exited before it. */
+const LEADER_GONE: EndingRecord = Object.freeze({
+  byDeadline: true,
+  leaderRunning: false,
+  at: null,
+});
 const EMPTY = Buffer.alloc(0);
 
 function argText(arg: string | Buffer): string {
@@ -382,7 +388,9 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
     if (this.#outcome !== undefined || child === undefined) return;
     if (cause === "timeout" && this.#timeoutSeen) return;
     if (!this.#terminating) {
-      const record = cause === "timeout" ? child.ending() : child.endNow();
+      let record = cause === "timeout" ? child.ending() : child.endNow();
+      // The exit came first: whatever the engine does now finds the leader gone.
+      if (record === null && this.#exit !== undefined) record = LEADER_GONE;
       // The engine's own timer, a hair behind this one, has not fired yet: look again soon.
       if (record === null) {
         this.#lookAgainMs = Math.min(this.#lookAgainMs * 2, 100);
