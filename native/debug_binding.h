@@ -1,5 +1,6 @@
 // debug_binding.h — debugCounters(): { reapRetries } (core/reap.h) and
-// { invalidWatchMoves } (watch_state.h), for tests.
+// { invalidWatchMoves } (watch_state.h) and { deadlinesPending }
+// (core/deadline_keeper.h: runs the keeper has scheduled), for tests.
 #pragma once
 
 #include <napi.h>
