@@ -22,6 +22,7 @@
         "native/exec_controls_binding.cc",
         "native/sandbox_binding.cc",
         "native/watchdog_binding.cc",
+        "native/deadline_args.cc",
         "native/core/probe.cc",
         "native/core/errno_names.cc",
         "native/core/glibc_floor.cc",
@@ -44,7 +45,9 @@
         "native/core/mount_view.cc",
         "native/core/mount_view_probe.cc",
         "native/core/seccomp_filter.cc",
-        "native/core/watchdog.cc"
+        "native/core/watchdog.cc",
+        "native/core/kill_target.cc",
+        "native/core/deadline_keeper.cc"
       ],
       "dependencies": [
         "<!(node -p \"require('node-addon-api').targets\"):node_addon_api_except"

@@ -62,6 +62,7 @@ const EXIT_WATCH = [
   "test/spawn/traced-child.test.ts",
   "test/spawn/host-exit.test.ts",
   "test/spawn/output-limit.test.ts",
+  "test/spawn/deadline-busy-host.test.ts",
   "test/faults/worker-terminate.test.ts",
 ];
 

@@ -1,7 +1,8 @@
 // child_handle.cc — marshalling only: the ChildHandle JavaScript gets back
 // from spawn(), { pid, kill, killGroup, killGroupAtExit, endCaptureAtExit,
-// ref, unref, hasRef, takeOver }, over the watch in watch_state.h. Every
-// method runs inside Marshal() (system_error.h).
+// endNow, ending, ref, unref, hasRef, takeOver }, over the watch in
+// watch_state.h and the run's ending (core/deadline_keeper.h). Every method
+// runs inside Marshal() (system_error.h).
 //
 // Group signals go out only while the leader is unreaped: until the reap its
 // process (a zombie at worst) pins the process-group id, after it the number
@@ -9,6 +10,7 @@
 // so the check cannot race the reap.
 #include <cerrno>
 #include <cmath>
+#include <memory>
 #include <string>
 
 #include "core/child_exit.h"
@@ -26,14 +28,17 @@ class ChildHandle : public Napi::ObjectWrap<ChildHandle> {
          InstanceMethod<&ChildHandle::KillGroup>("killGroup"),
          InstanceMethod<&ChildHandle::KillGroupAtExit>("killGroupAtExit"),
          InstanceMethod<&ChildHandle::EndCaptureAtExit>("endCaptureAtExit"),
-         InstanceMethod<&ChildHandle::Ref>("ref"), InstanceMethod<&ChildHandle::Unref>("unref"),
+         InstanceMethod<&ChildHandle::EndNow>("endNow"),
+         InstanceMethod<&ChildHandle::Ending>("ending"), InstanceMethod<&ChildHandle::Ref>("ref"),
+         InstanceMethod<&ChildHandle::Unref>("unref"),
          InstanceMethod<&ChildHandle::HasRef>("hasRef"),
          InstanceMethod<&ChildHandle::TakeOver>("takeOver")});
   }
 
   explicit ChildHandle(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ChildHandle>(info) {}
 
-  Watch* watch = nullptr;  // null once the exit has been delivered or the env torn down
+  Watch* watch = nullptr;             // null once the exit has been delivered or the env torn down
+  std::shared_ptr<RunEnding> ending;  // null when spawn had no deadline plan
 
  private:
   // The watch while its child is unreaped, else null.
@@ -97,6 +102,34 @@ class ChildHandle : public Napi::ObjectWrap<ChildHandle> {
         }
       }
       return info.Env().Undefined();
+    });
+  }
+
+  // { byDeadline, leaderRunning, at } (at: the end signal's time, CLOCK_MONOTONIC ms, or null).
+  static Napi::Value RecordToJs(Napi::Env env, const EndingRecord& record) {
+    Napi::Object out = Napi::Object::New(env);
+    out.Set("byDeadline", Napi::Boolean::New(env, record.by_deadline));
+    out.Set("leaderRunning", Napi::Boolean::New(env, record.leader_running));
+    out.Set("at", record.at_ms > 0 ? Napi::Number::New(env, record.at_ms) : env.Null());
+    return out;
+  }
+
+  // Begins the run's ending now unless one has begun (the keeper's timeout,
+  // or an earlier call) and returns the first one; once the run is over, a
+  // record of no ending. null without a deadline plan.
+  Napi::Value EndNow(const Napi::CallbackInfo& info) {
+    return Marshal(info, [&]() -> Napi::Value {
+      if (ending == nullptr) return info.Env().Null();
+      return RecordToJs(info.Env(), ending->begin(false));
+    });
+  }
+
+  // The first ending so far, or null (none yet, or no deadline plan).
+  Napi::Value Ending(const Napi::CallbackInfo& info) {
+    return Marshal(info, [&]() -> Napi::Value {
+      EndingRecord record = ending == nullptr ? EndingRecord() : ending->record();
+      if (!record.begun) return info.Env().Null();
+      return RecordToJs(info.Env(), record);
     });
   }
 
@@ -166,6 +199,7 @@ Napi::Function DefineChildHandle(Napi::Env env) { return ChildHandle::Define(env
 void AttachHandle(Napi::Object object, Watch* w) {
   ChildHandle* handle = ChildHandle::Unwrap(object);
   handle->watch = w;
+  handle->ending = w->ending;
   w->handle = handle;
 }
 

@@ -64,6 +64,8 @@ void OnTeardown(void* arg) {
     if (!Finished(w)) {
       EndCapture(w);
       if (w->life == Life::kWatching && w->pidfd >= 0) {
+        // Handed on below: the deadline keeper must not signal it any more.
+        w->leader->release();
         // A child that must not outlive its host ends with the environment that started it.
         if (w->guarded) watchdog_fire(w->pid);
         w->guarded = false;
@@ -178,12 +180,10 @@ void OnPidfdReady(Watch* w) {
     watchdog_release(w->pid);  // before the reap: afterwards the group id may be reused
     w->guarded = false;
   }
-  // The leader has exited and is not reaped yet: its zombie still pins the
-  // group id, so this is the last moment the rest of the group can be
-  // signalled by number without reaching a stranger.
-  if (w->group_exit_signal != 0) signal_group(w->pid, w->group_exit_signal);
+  // The group's signal at the leader's exit (asked from JavaScript, or by an
+  // ending), then the reap, under the lock the deadline keeper shares.
   int retry_ms = 0;
-  int r = reap_ready_child(w->pid, &w->exit, &w->backoff, &retry_ms);
+  int r = w->leader->reap(w->group_exit_signal, &w->exit, &w->backoff, &retry_ms);
   if (r == 0) {  // not waitable yet (traced): ask again after the back-off, never at once
     RetryFd(s, w->pidfd, w->token, retry_ms);
     return;
@@ -205,6 +205,7 @@ void OnPidfdReady(Watch* w) {
 // env) must not become a fatal error.
 void Detach(Watch* w, Life to) {
   MoveTo(w, to);
+  if (w->ending != nullptr) w->ending->cancel();
   UpdateHold(w);
   if (w->handle != nullptr) {
     DetachHandle(w->handle);
@@ -253,7 +254,7 @@ void InitChildWatch(Napi::Env env, Napi::Object exports) {
 
 Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
                         const CaptureRequest& capture, std::vector<int>* parent_ends,
-                        bool guard_group, StartReport* start) {
+                        bool guard_group, StartReport* start, const DeadlinePlan* deadline) {
   EnvState* s = env.GetInstanceData<EnvState>();
   if (guard_group) {
     StepFailure guard_failure;
@@ -269,7 +270,11 @@ Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
   if (err < 0) AbandonChild(env, pid, pidfd, {err, failed_call, "watch"});
 
   Napi::Object object;
+  std::shared_ptr<LeaderTarget> leader;
+  std::shared_ptr<RunEnding> ending;
   try {
+    leader = std::make_shared<LeaderTarget>(pid, deadline != nullptr && deadline->to_group);
+    if (deadline != nullptr) ending = std::make_shared<RunEnding>(leader, *deadline);
     napi_value ctor_value;
     napi_get_reference_value(env, s->handle_ctor, &ctor_value);
     object = Napi::Function(env, ctor_value).New({});
@@ -290,6 +295,8 @@ Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
   w->pid = pid;
   w->limit = capture.limit;
   w->guarded = guard_group;
+  w->leader = std::move(leader);
+  w->ending = std::move(ending);
   err = WatchFd(w, nullptr, pidfd, &w->token);
   if (err != 0) {
     delete w;
@@ -313,6 +320,11 @@ Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
     r->fd = (*parent_ends)[static_cast<size_t>(slot)];
     err = StartReader(w, r);
     if (err != 0) AbandonWatch(env, w, {err, "epoll_ctl", "capture"});
+  }
+
+  if (w->ending != nullptr) {
+    err = w->ending->arm(&failed_call);
+    if (err != 0) AbandonWatch(env, w, {err, failed_call, "deadline"});
   }
 
   // Nothing below throws: the watch owns the captured read ends from here on.

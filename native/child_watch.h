@@ -50,6 +50,8 @@
 #include <string>
 #include <vector>
 
+#include "core/deadline_plan.h"
+
 namespace exactspawn {
 
 // Per-environment set-up: the ChildHandle class and the teardown hook.
@@ -83,8 +85,12 @@ struct CaptureRequest {
 // with the watchdog (core/watchdog.h) first and released before the reap; if
 // the environment ends while the child runs, the group is SIGKILLed.
 // start: see StartReport (nullptr or fd -1: the child's start is known).
+// deadline: the run's plan (core/deadline_plan.h), executed by the deadline
+// keeper off this thread: its timeout is armed before WatchChild returns, and
+// the handle's endNow()/ending() begin and read its ending. nullptr: none.
 Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
                         const CaptureRequest& capture, std::vector<int>* parent_ends,
-                        bool guard_group = false, StartReport* start = nullptr);
+                        bool guard_group = false, StartReport* start = nullptr,
+                        const DeadlinePlan* deadline = nullptr);
 
 }  // namespace exactspawn

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 
+#include "core/deadline_keeper.h"
 #include "core/reap.h"
 #include "system_error.h"
 #include "watch_state.h"
@@ -44,6 +45,8 @@ Napi::Value DebugCounters(const Napi::CallbackInfo& info) {
     out.Set("reapRetries", Napi::Number::New(info.Env(), static_cast<double>(reap_retries())));
     out.Set("invalidWatchMoves",
             Napi::Number::New(info.Env(), static_cast<double>(InvalidWatchMoves())));
+    out.Set("deadlinesPending",
+            Napi::Number::New(info.Env(), static_cast<double>(deadline_keeper_pending())));
     return out;
   });
 }

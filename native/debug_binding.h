@@ -1,5 +1,6 @@
 // debug_binding.h — for tests: debugCounters(): { reapRetries }
-// (core/reap.h) and { invalidWatchMoves } (watch_state.h); and
+// (core/reap.h), { invalidWatchMoves } (watch_state.h) and { deadlinesPending }
+// (core/deadline_keeper.h: runs the keeper has scheduled); and
 // debugRefuseNotifies(n): the exit watch's thread treats its next n
 // thread-safe-function calls as refused by Node-API (watch_events.cc), as a
 // call that finds no memory would be.

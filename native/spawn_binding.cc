@@ -6,7 +6,10 @@
 //     onOverflow?: function, setsid?: boolean, setpgroup?: boolean,
 //     controls?: object (exec_controls_binding.h),
 //     cleanup?: boolean (needs setsid or setpgroup, and startWatchdog() first:
-//       the child's group is registered with the watchdog), onExit: function }
+//       the child's group is registered with the watchdog),
+//     deadline?: the run's deadline plan (deadline_args.h; its captureLimit is
+//       not read here), executed off the JavaScript thread by the deadline
+//       keeper (core/deadline_keeper.h), onExit: function }
 // checks every type (TypeError, never a silent coercion; strings must not
 // contain NUL), makes the pipes (pipe2(O_CLOEXEC); the child reads slot 0's
 // and writes every other slot's), calls spawn_process(), closes the child's
@@ -29,6 +32,7 @@
 
 #include "child_watch.h"
 #include "core/watchdog.h"
+#include "deadline_args.h"
 #include "spawn_args.h"
 #include "system_error.h"
 
@@ -96,6 +100,16 @@ Napi::Value SpawnChecked(const Napi::CallbackInfo& info) {
   }
   Napi::Value on_exit = options.Get("onExit");
   if (!on_exit.IsFunction()) ThrowTypeError(env, "spawn: onExit must be a function");
+  DeadlinePlan deadline;
+  Napi::Value deadline_value = options.Get("deadline");
+  const bool has_deadline = !deadline_value.IsUndefined();
+  if (has_deadline) {
+    if (!deadline_value.IsObject()) ThrowTypeError(env, "spawn: deadline must be an object");
+    ReadDeadline(env, deadline_value.As<Napi::Object>(), "spawn", &deadline);
+    if (deadline.to_group && !args.setsid && !args.setpgroup) {
+      ThrowTypeError(env, "spawn: deadline.toGroup needs setsid or setpgroup");
+    }
+  }
 
   bool uncaptured_pipe = false;
   for (size_t i = 0; i < args.stdio.size(); ++i) {
@@ -114,8 +128,9 @@ Napi::Value SpawnChecked(const Napi::CallbackInfo& info) {
     start.file = args.file;
     start.cwd = args.cwd;
   }
-  Napi::Object handle = WatchChild(env, child.pid, on_exit.As<Napi::Function>(), capture,
-                                   &parent_ends, cleanup, &start);
+  Napi::Object handle =
+      WatchChild(env, child.pid, on_exit.As<Napi::Function>(), capture, &parent_ends, cleanup,
+                 &start, has_deadline ? &deadline : nullptr);
   child.start_status.fds[0] = start.fd;  // -1 once the watch owns it
   if (uncaptured_pipe) {
     Napi::Array fds = Napi::Array::New(env, parent_ends.size());

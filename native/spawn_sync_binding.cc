@@ -17,53 +17,13 @@
 
 #include "core/run_sync.h"
 #include "core/signal_names.h"
+#include "deadline_args.h"
 #include "spawn_args.h"
 #include "system_error.h"
 
 namespace exactspawn {
 
 namespace {
-
-// A number >= `min` (`min` is -1 for "-1: never" fields, else 0).
-double NumberAtLeast(Napi::Env env, Napi::Object object, const char* key, double min) {
-  Napi::Value value = object.Get(key);
-  if (!value.IsNumber())
-    ThrowTypeError(env, std::string("spawnSync: deadline.") + key + " must be a number");
-  double number = value.As<Napi::Number>().DoubleValue();
-  if (!(number >= min) || (min < 0 && number < 0 && number != -1)) {
-    ThrowTypeError(env, std::string("spawnSync: deadline.") + key + " is out of range");
-  }
-  return number;
-}
-
-int64_t Milliseconds(double ms) {
-  return ms < 0 ? -1 : ms >= 9.2e18 ? INT64_MAX : static_cast<int64_t>(std::ceil(ms));
-}
-
-// A signal number 1-64, or 0 where `none_allowed`.
-int SignalNumber(Napi::Env env, Napi::Object object, const char* key, bool none_allowed) {
-  double number = NumberAtLeast(env, object, key, 0);
-  if (number > 64 || number != std::trunc(number) || (number == 0 && !none_allowed)) {
-    ThrowTypeError(env, std::string("spawnSync: deadline.") + key + " must be a signal number");
-  }
-  return static_cast<int>(number);
-}
-
-void ReadDeadline(Napi::Env env, Napi::Object options, SyncRun* run) {
-  Napi::Value value = options.Get("deadline");
-  if (!value.IsObject()) ThrowTypeError(env, "spawnSync: deadline must be an object");
-  Napi::Object deadline = value.As<Napi::Object>();
-  double limit = NumberAtLeast(env, deadline, "captureLimit", 0);
-  run->limit = limit >= 9007199254740992.0 ? SIZE_MAX : static_cast<size_t>(std::floor(limit));
-  run->timeout_ms = Milliseconds(NumberAtLeast(env, deadline, "timeoutMs", -1));
-  run->end_signal = SignalNumber(env, deadline, "endSignal", false);
-  Napi::Value to_group = deadline.Get("toGroup");
-  if (!to_group.IsBoolean()) ThrowTypeError(env, "spawnSync: deadline.toGroup must be a boolean");
-  run->to_group = to_group.As<Napi::Boolean>().Value();
-  run->grace_ms = Milliseconds(NumberAtLeast(env, deadline, "graceMs", 0));
-  run->final_signal = SignalNumber(env, deadline, "finalSignal", false);
-  run->group_signal_at_exit = SignalNumber(env, deadline, "groupSignalAtExit", true);
-}
 
 const char* CauseName(SyncEndingCause cause) {
   return cause == SyncEndingCause::kTimeout ? "timeout" : "maxBuffer";
@@ -94,8 +54,11 @@ Napi::Value SpawnSyncChecked(const Napi::CallbackInfo& info) {
     ThrowTypeError(env, "spawnSync: stdin is a pipe exactly when input is given");
   }
   SyncRun run;
-  ReadDeadline(env, options, &run);
-  if (run.to_group && !(args.setsid || args.setpgroup)) {
+  Napi::Value deadline = options.Get("deadline");
+  if (!deadline.IsObject()) ThrowTypeError(env, "spawnSync: deadline must be an object");
+  ReadDeadline(env, deadline.As<Napi::Object>(), "spawnSync", &run.deadline);
+  run.limit = ReadCaptureLimit(env, deadline.As<Napi::Object>(), "spawnSync");
+  if (run.deadline.to_group && !(args.setsid || args.setpgroup)) {
     ThrowTypeError(env, "spawnSync: deadline.toGroup needs setsid or setpgroup");
   }
 
@@ -147,6 +110,8 @@ Napi::Value SpawnSyncChecked(const Napi::CallbackInfo& info) {
     endings.Set(static_cast<uint32_t>(i), ending);
   }
   result.Set("endings", endings);
+  result.Set("killedAt",
+             outcome.killed_at_ms > 0 ? Napi::Number::New(env, outcome.killed_at_ms) : env.Null());
   return result;
 }
 

@@ -19,6 +19,7 @@
 
 #include "core/child_exit.h"
 #include "core/child_path.h"
+#include "core/deadline_keeper.h"
 #include "core/event_set.h"
 #include "core/pipe.h"
 #include "core/reap.h"
@@ -64,6 +65,12 @@ struct Watch {
   // Sent to the child's group when its leader is a zombie, just before the
   // reap (the zombie pins the group id, so no other process can hold it).
   int group_exit_signal = 0;
+  // The reap and every signal by number, under one lock the deadline keeper
+  // shares (core/kill_target.h); always set once the watch is built.
+  std::shared_ptr<LeaderTarget> leader;
+  // The run's deadline plan, executed off this thread (core/deadline_keeper.h);
+  // null when spawn was given none. Cancelled when the watch is detached.
+  std::shared_ptr<RunEnding> ending;
   // Once reaped, stop reading the captured pipes and deliver what was read
   // (a process the child left behind may hold them open for ever).
   bool end_capture_at_exit = false;
@@ -204,7 +211,8 @@ void RunQueuedCallbacks(EnvState* s);
 
 // child_handle.cc
 Napi::Function DefineChildHandle(Napi::Env env);
-// Binds a new JS handle object to its watch.
+// Binds a new JS handle object to its watch (and to its run's ending, which
+// the handle keeps: the record stays readable after the exit is delivered).
 void AttachHandle(Napi::Object object, Watch* w);
 // The handle object's native side stops reaching the watch.
 void DetachHandle(ChildHandle* handle);

@@ -55,6 +55,15 @@ export interface RawChildHandle {
   killGroupAtExit?(signal: number): number;
   /** Once reaped (now, if it is), stop reading the captured pipes and deliver; may deliver before it returns. */
   endCaptureAtExit?(): void;
+  /**
+   * Begins the run's ending now (the deadline plan's endSignal, the group's
+   * signal at the leader's exit, finalSignal after the grace, all from the
+   * addon's deadline keeper) unless one has begun; the first ending. null
+   * when spawn was given no deadline.
+   */
+  endNow?(): RawEndingRecord | null;
+  /** The first ending so far (the keeper begins one at the timeout, off this thread), or null. */
+  ending?(): RawEndingRecord | null;
   ref(): void;
   unref(): void;
   hasRef(): boolean;
@@ -136,8 +145,24 @@ export interface RawSpawnOptions {
   sandbox?: RawSandbox | undefined;
   /** Register the child's group (needs setsid or setpgroup) with the watchdog; needs startWatchdog() first. */
   cleanup?: boolean | undefined;
+  /**
+   * The run's deadline plan (captureLimit is not read here), executed by the
+   * addon's deadline keeper on a thread of its own: the timeout holds while
+   * this thread is busy.
+   */
+  deadline?: RawDeadline | undefined;
   /** Called once on the loop thread; an Error (code ECHILD…) if the pid was reaped elsewhere. */
   onExit: (this: RawChildHandle, exit: RawChildExit | Error) => void;
+}
+
+/** A run's first ending as the addon's deadline keeper recorded it. */
+export interface RawEndingRecord {
+  /** The timeout began it (else endNow()). */
+  readonly byDeadline: boolean;
+  /** The child had not exited when it began (only then does it count). */
+  readonly leaderRunning: boolean;
+  /** When the end signal was sent (CLOCK_MONOTONIC ms, fractional), or null when none was. */
+  readonly at: number | null;
 }
 
 /** The one options object `spawnSync` takes: spawn's shared fields plus the run's bounds. */
@@ -189,6 +214,8 @@ export interface RawSyncResult extends RawChildExit {
     readonly cause: "timeout" | "maxBuffer";
     readonly leaderRunning: boolean;
   }>;
+  /** When the first ending's signal went (CLOCK_MONOTONIC ms), else null; absent from older builds. */
+  readonly killedAt?: number | null;
 }
 
 /** What the addon exports. Later capabilities are optional so fakes can stay small. */
@@ -234,7 +261,7 @@ export interface NativeBinding {
    * holds it); invalidWatchMoves counts refused moves of a watch's lifetime (always 0 unless
    * the addon has a bug; refused, never fatal).
    */
-  debugCounters?(): { reapRetries: number; invalidWatchMoves: number };
+  debugCounters?(): { reapRetries: number; invalidWatchMoves: number; deadlinesPending?: number };
   /** For tests: the exit watch's thread treats its next `count` hand-overs to JavaScript as refused. */
   debugRefuseNotifies?(count: number): void;
   /**

@@ -64,7 +64,7 @@ class SyncLoop {
   int run() {
     int err = prepare();
     if (err < 0) return err;
-    timeout_at_ = run_.timeout_ms < 0 ? kNever : after(now_ms(), run_.timeout_ms);
+    timeout_at_ = run_.deadline.timeout_ms < 0 ? kNever : after(now_ms(), run_.deadline.timeout_ms);
     while (!leader_done_ || output_fds_[0] >= 0 || output_fds_[1] >= 0) {
       struct pollfd fds[4];
       int count = 0;
@@ -116,7 +116,7 @@ class SyncLoop {
         begin_ending(SyncEndingCause::kTimeout, now);
       }
       if (!leader_done_ && now >= final_signal_at_) {
-        signal_child(run_.final_signal);
+        signal_child(run_.deadline.final_signal);
         final_signal_at_ = kNever;
       }
       if (leader_done_ && now >= stop_reading_at_) break;
@@ -164,7 +164,7 @@ class SyncLoop {
   void signal_child(int sig) {
     // Only called while the leader is unreaped, so the group id is still its own.
     if (sig == 0) return;
-    if (run_.to_group) {
+    if (run_.deadline.to_group) {
       signal_group(run_.pid, sig);
     } else {
       signal_pidfd(pidfd_, sig);
@@ -178,9 +178,12 @@ class SyncLoop {
     }
     if (ending_begun_) return;
     ending_begun_ = true;
-    stop_reading_at_ = after(now, run_.grace_ms);
+    stop_reading_at_ = after(now, run_.deadline.grace_ms);
     if (leader_done_) return;
-    signal_child(run_.end_signal);
+    signal_child(run_.deadline.end_signal);
+    struct timespec mono {};
+    clock_gettime(CLOCK_MONOTONIC, &mono);
+    outcome_->killed_at_ms = static_cast<double>(mono.tv_sec) * 1000.0 + mono.tv_nsec / 1e6;
     final_signal_at_ = stop_reading_at_;
   }
 
@@ -238,8 +241,8 @@ class SyncLoop {
   int reap() {
     // The leader is a zombie: once an ending has begun, the plan's signal
     // goes to the rest of its group while its id is still pinned; then reap.
-    if (ending_begun_ && run_.group_signal_at_exit != 0) {
-      signal_group(run_.pid, run_.group_signal_at_exit);
+    if (ending_begun_ && run_.deadline.group_signal_at_exit != 0) {
+      signal_group(run_.pid, run_.deadline.group_signal_at_exit);
     }
     int retry_ms = 0;
     int r = reap_ready_child(run_.pid, &outcome_->exit, &backoff_, &retry_ms);

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "child_exit.h"
+#include "deadline_plan.h"
 #include "step_failure.h"
 
 namespace exactspawn {
@@ -33,14 +34,8 @@ struct SyncRun {
   const char* input = nullptr;  // written to stdin_fd, which is then closed
   size_t input_length = 0;
   int output_fds[2] = {-1, -1};  // parent's read ends of stdout and stderr, or -1
-  // The deadline plan (deadline-plan.ts, nativeDeadline):
   size_t limit = SIZE_MAX;       // bytes kept per output; one more begins an ending
-  int64_t timeout_ms = -1;       // after the start, an ending begins; -1: never
-  int end_signal = 0;            // sent when an ending begins
-  bool to_group = false;         // signals go to the child's process group
-  int64_t grace_ms = 0;          // from the ending: final_signal, then reading stops
-  int final_signal = 0;          // sent after the grace while the leader is unreaped
-  int group_signal_at_exit = 0;  // to the group at the leader's exit after an ending; 0: none
+  DeadlinePlan deadline;         // deadline_plan.h: the same plan spawn's keeper executes
 };
 
 enum class SyncEndingCause { kTimeout, kOverflow };
@@ -56,6 +51,7 @@ struct SyncOutcome {
   std::vector<char> output[2];
   SyncEnding endings[2] = {};  // in order; a timeout and an overflow happen at most once each
   int ending_count = 0;
+  double killed_at_ms = 0;  // when the first ending's signal went (CLOCK_MONOTONIC ms); 0: none
 };
 
 // Takes ownership of every fd in `run` (all closed on return, whatever happens).

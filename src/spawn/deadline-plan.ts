@@ -1,14 +1,19 @@
 /**
  * How a run is ended early: the one timeout, abort, kill-grace, maxBuffer and
- * group-kill policy of both `spawn` (the Subprocess runs it with timers) and
- * `spawnSync` (the addon's blocking loop runs it from the plain numbers of
- * `nativeDeadline`; it decides nothing itself).
+ * group-kill policy of both `spawn` and `spawnSync`. Both hand the plain
+ * numbers of `nativeDeadline` to the addon, which decides nothing itself:
+ * for `spawn` its deadline keeper, a thread of its own, begins the timeout's
+ * ending and sends every signal (so a busy event loop cannot delay a kill);
+ * for `spawnSync` its blocking loop does. The Subprocess only asks for an
+ * ending (abort, maxBuffer) and learns what happened (EndingRecord). Where
+ * the addon is not loaded, the fallback engine runs the same phases with
+ * JavaScript timers (js-ending.ts), which fire only when the loop is free.
  *
  * The phases, for a run whose plan is P:
  *  1. An ending begins at `P.timeoutMs` after the start, on abort, or when a
  *     captured stream goes one byte over `P.maxBuffer` (that stream is then
  *     closed). Only the first ending acts; later ones are only recorded.
- *  2. While the leader is unreaped, the ending sends `P.endSignal` to
+ *  2. While the leader has not exited, the ending sends `P.endSignal` to
  *     `P.toGroup ? its process group : the leader`, and, when
  *     `P.groupSignalAtLeaderExit` is not 0, that signal goes to the rest of
  *     the group at the leader's exit, just before its reap (the zombie pins
@@ -18,7 +23,7 @@
  *     leader is reaped (at once if it is): a process it left behind may hold
  *     the pipes open for ever. Without an ending, output is read to its end.
  *  4. The outcome is named by `endingFailure`: the first ending that counts
- *     (a timeout or abort counts only if it found the leader unreaped; output
+ *     (a timeout or abort counts only if the leader had not exited; output
  *     over maxBuffer always counts), else the leader's own exit.
  *
  * So a leader that exits cleanly while a grandchild holds its stdout is
@@ -33,6 +38,24 @@ const SIGKILL = constants.signals.SIGKILL;
 
 /** What begins an ending. */
 export type EndingCause = "timeout" | "abort" | "maxBuffer";
+
+/**
+ * A run's first ending as the engine executed it: what began it, whether the
+ * leader had not exited yet then (only then does it count), and when the end
+ * signal went (epoch ms, fractional; null when none went).
+ */
+export interface EndingRecord {
+  readonly byDeadline: boolean;
+  readonly leaderRunning: boolean;
+  readonly at: number | null;
+}
+
+/** The record of an ending that never began (no plan, or the run was over). */
+export const NO_ENDING: EndingRecord = Object.freeze({
+  byDeadline: false,
+  leaderRunning: false,
+  at: null,
+});
 
 /** One ending, as it happened: its cause and whether the leader was still unreaped then. */
 export interface Ending {

@@ -6,6 +6,7 @@ import type { Buffer } from "node:buffer";
 import type { Readable, Writable } from "node:stream";
 import type { EnvEntry } from "../env-input.js";
 import type { RawSandbox } from "../native.js";
+import type { DeadlinePlan, EndingRecord } from "./deadline-plan.js";
 import type { ExecControls } from "./exec-controls.js";
 
 /** What one child fd is connected to, from the parent's side. */
@@ -109,11 +110,18 @@ export interface EngineChild {
    */
   killGroup(signal: number): number;
   /**
-   * Asks for `signal` to reach the rest of the group when the leader exits,
-   * before it is reaped (the only moment that is safe). 0, -ESRCH when the
-   * leader is already reaped, -ENOSYS when the engine cannot do it.
+   * Begins the run's ending now (deadline-plan.ts phases 2-3: the plan's
+   * endSignal, the group's signal at the leader's exit, finalSignal after the
+   * grace) unless one has begun, and returns the first ending (one that
+   * never began, without a plan or once the run is over).
    */
-  killGroupAtExit(signal: number): number;
+  endNow(): EndingRecord;
+  /**
+   * The first ending so far, or null. The engine begins one itself at the
+   * plan's timeout (the native engine on a thread of its own, so a busy
+   * event loop does not delay it); the Subprocess only learns of it here.
+   */
+  ending(): EndingRecord | null;
   /**
    * Once the leader is reaped (now, if it is), stops reading the slots the
    * engine captures and delivers the exit with what was read. May call
@@ -130,11 +138,14 @@ export interface Engine {
    * Starts the child. Throws a Node-style system error when the exec fails
    * synchronously; otherwise calls onExit exactly once, with the exit or an
    * Error (a failed start, for engines that report it asynchronously).
-   * onOverflow(slot) reports a captured slot that went over maxBuffer.
+   * onOverflow(slot) reports a captured slot that went over maxBuffer. The
+   * engine executes `plan`'s signals (see EngineChild.endNow / ending);
+   * without one, no ending ever begins.
    */
   start(
     request: EngineRequest,
     onExit: (exit: EngineExit | Error) => void,
     onOverflow?: (slot: number) => void,
+    plan?: DeadlinePlan,
   ): EngineChild;
 }

@@ -18,8 +18,10 @@ import { type ChildProcess, spawn as spawnChild } from "node:child_process";
 import { constants } from "node:os";
 import { displayName, systemError } from "../errors.js";
 import { logger } from "../log.js";
+import { type DeadlinePlan, type EndingRecord, NO_ENDING } from "./deadline-plan.js";
 import type { Engine, EngineChild, EngineExit, EngineRequest } from "./engine.js";
 import type { ExecControls } from "./exec-controls.js";
+import { JsEnding } from "./js-ending.js";
 import { FallbackWatchdog } from "./watchdog.js";
 
 let warned = false;
@@ -85,9 +87,20 @@ class FallbackChild implements EngineChild {
   readonly streams: EngineChild["streams"];
   readonly captured: readonly number[] = [];
   readonly #child: ChildProcess;
-  constructor(child: ChildProcess) {
+  /**
+   * The plan with JavaScript timers: the deadline waits for a free event
+   * loop here (docs/fallback.md), and nothing reaches the group at the
+   * leader's exit (child_process reaps before JavaScript hears of it).
+   */
+  readonly #ending: JsEnding | undefined;
+  constructor(child: ChildProcess, plan: DeadlinePlan | undefined) {
     this.#child = child;
     this.pid = child.pid;
+    if (plan !== undefined) {
+      const ending = new JsEnding(plan, this);
+      this.#ending = ending;
+      child.once("exit", () => ending.stop());
+    }
     // On EMFILE/ENFILE child_process gives up before it sets up stdio (and,
     // in Node 20, leaves the pipes it made open); the error event follows.
     this.streams = child.stdio === undefined ? [] : child.stdio.map((s) => s ?? null);
@@ -109,9 +122,11 @@ class FallbackChild implements EngineChild {
       return (error as { errno?: number }).errno ?? -constants.errno.ESRCH;
     }
   }
-  /** child_process reaps before JavaScript hears of the exit: the moment is gone. */
-  killGroupAtExit(): number {
-    return -constants.errno.ENOSYS;
+  endNow(): EndingRecord {
+    return this.#ending?.endNow() ?? NO_ENDING;
+  }
+  ending(): EndingRecord | null {
+    return this.#ending?.ending() ?? null;
   }
   /** Nothing is captured by the engine here; the streams belong to the Subprocess. */
   endCaptureAtExit(): void {}
@@ -132,7 +147,12 @@ class FallbackChild implements EngineChild {
 export function fallbackEngine(reason: string | undefined): Engine {
   return {
     native: false,
-    start(request: EngineRequest, onExit: (exit: EngineExit | Error) => void): EngineChild {
+    start(
+      request: EngineRequest,
+      onExit: (exit: EngineExit | Error) => void,
+      _onOverflow?: (slot: number) => void,
+      plan?: DeadlinePlan,
+    ): EngineChild {
       // A fallback chosen on purpose (EXACTSPAWN_NATIVE=0, disableNative()) is
       // a warning at the first spawn; an addon that failed to load was already
       // told once, at `error`, by the loader (src/native.ts): never twice.
@@ -181,7 +201,7 @@ export function fallbackEngine(reason: string | undefined): Engine {
         reported = true;
         onExit({ exitCode, signal, resourceUsage: null });
       });
-      return new FallbackChild(child);
+      return new FallbackChild(child, plan);
     },
   };
 }

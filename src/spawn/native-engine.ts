@@ -21,9 +21,16 @@ import type {
   NativeBinding,
   RawChildExit,
   RawChildHandle,
+  RawEndingRecord,
   RawExecControls,
   RawSpawnOptions,
 } from "../native.js";
+import {
+  type DeadlinePlan,
+  type EndingRecord,
+  NO_ENDING,
+  nativeDeadline,
+} from "./deadline-plan.js";
 import {
   type Engine,
   type EngineChild,
@@ -33,6 +40,8 @@ import {
   type TakenOver,
 } from "./engine.js";
 import type { ExecControls } from "./exec-controls.js";
+import { JsEnding } from "./js-ending.js";
+import { epochOfMonotonic } from "./monotonic-time.js";
 import { WATCHDOG_PROGRAM } from "./watchdog.js";
 
 type SpawnCapable = NativeBinding & Required<Pick<NativeBinding, "spawn">>;
@@ -69,8 +78,19 @@ class NativeChild implements EngineChild {
   readonly streams: ReadonlyArray<Socket | null>;
   readonly captured: readonly number[];
   readonly #handle: RawChildHandle;
-  constructor(handle: RawChildHandle, stdioCount: number, captured: readonly number[]) {
+  /** Only for an addon built before the deadline keeper: the plan run with JavaScript timers. */
+  readonly #jsEnding: JsEnding | undefined;
+  constructor(
+    handle: RawChildHandle,
+    stdioCount: number,
+    captured: readonly number[],
+    plan: DeadlinePlan | undefined,
+  ) {
     this.#handle = handle;
+    this.#jsEnding =
+      plan === undefined || typeof handle.endNow === "function"
+        ? undefined
+        : new JsEnding(plan, this);
     this.pid = handle.pid;
     this.captured = captured;
     const fds = handle.fds;
@@ -88,6 +108,18 @@ class NativeChild implements EngineChild {
   killGroupAtExit(signal: number): number {
     return this.#handle.killGroupAtExit?.(signal) ?? -ENOSYS;
   }
+  endNow(): EndingRecord {
+    if (this.#jsEnding !== undefined) return this.#jsEnding.endNow();
+    return onEpochScale(this.#handle.endNow?.() ?? null) ?? NO_ENDING;
+  }
+  ending(): EndingRecord | null {
+    if (this.#jsEnding !== undefined) return this.#jsEnding.ending();
+    return onEpochScale(this.#handle.ending?.() ?? null);
+  }
+  /** The exit arrived: an ending run in JavaScript sends nothing more. */
+  exited(): void {
+    this.#jsEnding?.stop();
+  }
   endCaptureAtExit(): void {
     this.#handle.endCaptureAtExit?.();
   }
@@ -102,6 +134,12 @@ class NativeChild implements EngineChild {
     if (taken === null) return null;
     return { stream: taken.fd < 0 ? null : socketFor(taken.fd, slot), bytes: taken.bytes };
   }
+}
+
+/** The addon's record with its time on the results' scale (monotonic-time.ts). */
+function onEpochScale(record: RawEndingRecord | null): EndingRecord | null {
+  if (record === null || record.at === null) return record;
+  return { ...record, at: epochOfMonotonic(record.at) };
 }
 
 function toExit(raw: RawChildExit | Error): EngineExit | Error {
@@ -207,10 +245,13 @@ export function nativeEngine(binding: SpawnCapable): Engine {
       request: EngineRequest,
       onExit: (exit: EngineExit | Error) => void,
       onOverflow?: (slot: number) => void,
+      plan?: DeadlinePlan,
     ): EngineChild {
       if (request.cleanup === true) startWatchdog();
       const capture = request.capture;
       const captured = capture !== undefined && capture.slots.length > 0 ? capture.slots : NONE;
+      // Assigned before the exit can arrive (it never arrives inside spawn()).
+      let child: NativeChild | undefined;
       const handle = binding.spawn({
         file: request.file,
         ...packedArgs(request),
@@ -224,9 +265,14 @@ export function nativeEngine(binding: SpawnCapable): Engine {
         controls: nativeControls(request, alwaysChildPath),
         sandbox: request.sandbox,
         cleanup: request.cleanup === true ? true : undefined,
-        onExit: guarded((raw) => onExit(toExit(raw))),
+        deadline: plan === undefined ? undefined : nativeDeadline(plan),
+        onExit: guarded((raw) => {
+          child?.exited();
+          onExit(toExit(raw));
+        }),
       });
-      return new NativeChild(handle, request.stdio.length, captured);
+      child = new NativeChild(handle, request.stdio.length, captured, plan);
+      return child;
     },
   };
 }

@@ -80,6 +80,8 @@ export interface SubprocessFailure {
   /** What the child cost; null when it was not reaped by the addon (the fallback). */
   readonly resourceUsage: ResourceUsage | null;
   readonly timeoutMs?: number | undefined;
+  /** When the ending's signal went (SpawnResult.killedAt); absent or null when none went. */
+  readonly killedAt?: number | null | undefined;
   readonly cause?: unknown;
 }
 
@@ -178,6 +180,8 @@ export class SubprocessError<Stdout = string | Buffer | null, Stderr = Stdout> e
   declare readonly correlationId?: string;
   readonly timedOut: boolean;
   readonly isCanceled: boolean;
+  /** When the child was sent its killSignal (epoch ms; see SpawnResult.killedAt), else null. */
+  readonly killedAt: number | null;
   constructor(failure: SubprocessFailure) {
     super(
       failureMessage(failure),
@@ -198,6 +202,7 @@ export class SubprocessError<Stdout = string | Buffer | null, Stderr = Stdout> e
     this.resourceUsage = failure.resourceUsage;
     this.timedOut = failure.reason === "timeout";
     this.isCanceled = failure.reason === "abort";
+    this.killedAt = failure.killedAt ?? null;
     Object.defineProperty(this, BRAND, { value: true });
   }
 

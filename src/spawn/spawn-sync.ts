@@ -135,6 +135,7 @@ export function spawnSync(
       durationMs,
       resourceUsage: exit.resourceUsage,
       timeoutMs: o.timeout,
+      killedAt: exit.killedAt,
     });
   }
   return {
@@ -147,5 +148,6 @@ export function spawnSync(
     resourceUsage: exit.resourceUsage,
     native: engine.native,
     failure,
+    killedAt: exit.killedAt,
   };
 }

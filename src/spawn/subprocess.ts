@@ -10,7 +10,6 @@
  * use, so a subprocess nobody awaits never produces an unhandled rejection.
  */
 import { Buffer } from "node:buffer";
-import { constants } from "node:os";
 import { performance } from "node:perf_hooks";
 import { Readable, type Writable } from "node:stream";
 import {
@@ -18,6 +17,7 @@ import {
   deadlinePlan,
   type Ending,
   type EndingCause,
+  type EndingRecord,
   endingFailure,
 } from "./deadline-plan.js";
 import type { Engine, EngineChild, EngineExit, EngineRequest, ResourceUsage } from "./engine.js";
@@ -49,6 +49,14 @@ export interface SpawnResult<Stdout = string | Buffer | null, Stderr = Stdout> {
   readonly native: boolean;
   /** Why the run counts as failed (only seen with `reject: false`), else null. */
   readonly failure: FailureReason | null;
+  /**
+   * When a timeout, abort or maxBuffer sent the child its killSignal (epoch
+   * ms, fractional, as `performance.timeOrigin + performance.now()`), else
+   * null. On the native engine a timeout's signal is sent by a thread of the
+   * addon's own, so this is on time even when the host's event loop was busy
+   * and the result itself arrived late.
+   */
+  readonly killedAt: number | null;
 }
 
 /** Policy the Subprocess applies around the engine: the run options, plus what spawn derived. */
@@ -71,8 +79,13 @@ export type RunPolicy = Pick<
 type Outcome = { ok: true; value: SpawnResult } | { ok: false; error: unknown };
 
 const NONE: readonly number[] = [];
+/** A timeout the engine never began because the leader had exited before it. */
+const LEADER_GONE: EndingRecord = Object.freeze({
+  byDeadline: true,
+  leaderRunning: false,
+  at: null,
+});
 const EMPTY = Buffer.alloc(0);
-const ESRCH = constants.errno.ESRCH;
 
 function argText(arg: string | Buffer): string {
   return typeof arg === "string" ? arg : arg.toString("utf8");
@@ -120,12 +133,18 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
   readonly #plan: DeadlinePlan;
   /** The endings so far, in order (named by endingFailure). */
   readonly #endings: Ending[] = [];
-  /** A timeout, abort or maxBuffer has started ending the run. */
+  /** A timeout, abort or maxBuffer has started ending the run (the engine's first ending). */
   #terminating = false;
+  /** The wait before looking again for the engine's timeout ending (1, 2, 4 … 100 ms). */
+  #lookAgainMs = 0.5;
+  /** The timeout is among #endings (the engine's deadline may have begun the first ending). */
+  #timeoutSeen = false;
   /** The kill grace has passed: output still open once the leader is reaped is cut off. */
   #endCapture = false;
-  /** A signal was refused with ESRCH: the leader is reaped, nothing is signalled any more. */
+  /** The first ending found the leader exited: later endings do not count either. */
   #leaderGone = false;
+  /** When the first ending's signal went (EndingRecord.at). */
+  #killedAt: number | null = null;
   #killCause: unknown;
   #timer: NodeJS.Timeout | undefined;
   #graceTimer: NodeJS.Timeout | undefined;
@@ -152,6 +171,7 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
         request,
         (exit) => this.#onExit(exit),
         () => this.#terminate("maxBuffer", undefined),
+        this.#plan,
       );
     } catch (error) {
       this.pid = undefined;
@@ -177,11 +197,11 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
         if (stream != null) this.#capture(index, stream, undefined);
       }
     }
+    // The engine ends the run at the timeout (the native one off this
+    // thread); this timer only learns of it, to record it and cut the output
+    // after the grace.
     const timeoutMs = this.#plan.timeoutMs;
-    if (timeoutMs !== undefined) {
-      this.#timer = setTimeout(() => this.#terminate("timeout", undefined), timeoutMs);
-      this.#timer.unref();
-    }
+    if (timeoutMs !== undefined) this.#learnTimeoutAfter(timeoutMs);
     if (policy.signal !== undefined) {
       const signal = policy.signal;
       this.#onAbort = () => this.#terminate("abort", signal.reason);
@@ -352,44 +372,69 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
     this.#done();
   }
 
-  /** 0 or -errno; -ESRCH once the leader is reaped (the engines then refuse group signals). */
-  #signalChild(signal: number): number {
-    const child = this.#child;
-    if (child === undefined || this.#exit !== undefined || this.#leaderGone) return -ESRCH;
-    const result = this.#plan.toGroup ? child.killGroup(signal) : child.kill(signal);
-    if (result === -ESRCH) this.#leaderGone = true;
-    return result;
+  #learnTimeoutAfter(ms: number): void {
+    this.#timer = setTimeout(() => this.#terminate("timeout", undefined), ms);
+    this.#timer.unref();
   }
 
   /**
-   * An ending (deadline-plan.ts, phases 1-3). The first one sends the plan's
-   * endSignal now (and asks for the group's rest to be signalled just
-   * before the leader's reap), finalSignal after the grace, and then, once
-   * the leader is reaped, stops waiting for output that a process it left
-   * behind (a daemon) may hold open for ever. Later ones are only recorded.
+   * An ending (deadline-plan.ts, phases 1-3). The engine executes the first
+   * one: it begins a timeout's itself (this only learns of it), an abort's or
+   * maxBuffer's is asked for here. Its record says whether the leader was
+   * still running and when the signal went. Later ones are only recorded.
    */
   #terminate(cause: EndingCause, reason: unknown): void {
-    if (this.#outcome !== undefined) return;
-    const plan = this.#plan;
-    const first = !this.#terminating;
+    const child = this.#child;
+    if (this.#outcome !== undefined || child === undefined) return;
+    if (cause === "timeout" && this.#timeoutSeen) return;
+    if (!this.#terminating) {
+      let record = cause === "timeout" ? child.ending() : child.endNow();
+      // The exit came first: whatever the engine does now finds the leader gone.
+      if (record === null && this.#exit !== undefined) record = LEADER_GONE;
+      // The engine's own timer, a hair behind this one, has not fired yet: look again soon.
+      if (record === null) {
+        this.#lookAgainMs = Math.min(this.#lookAgainMs * 2, 100);
+        this.#learnTimeoutAfter(this.#lookAgainMs);
+        return;
+      }
+      this.#begun(record);
+      if (!record.byDeadline) this.#record(cause, record.leaderRunning);
+      // The engine's deadline came first: this cause is a later ending.
+      else if (cause !== "timeout") this.#record(cause, this.#laterLeaderRunning());
+    } else {
+      this.#record(cause, this.#laterLeaderRunning());
+    }
+    this.#blame(cause, reason);
+  }
+
+  /** The engine's first ending began: the output is cut after the grace. */
+  #begun(record: EndingRecord): void {
     this.#terminating = true;
-    const leaderRunning = first
-      ? this.#signalChild(plan.endSignal) !== -ESRCH
-      : this.#exit === undefined && !this.#leaderGone;
-    this.#endings.push({ cause, leaderRunning });
-    if (this.#killCause === undefined && endingFailure(this.#endings) === cause) {
-      this.#killCause = reason;
-    }
-    if (!first) return;
-    if (leaderRunning && plan.groupSignalAtLeaderExit !== 0) {
-      this.#child?.killGroupAtExit(plan.groupSignalAtLeaderExit);
-    }
-    this.#graceTimer = setTimeout(() => this.#afterGrace(), plan.graceMs);
+    this.#leaderGone = !record.leaderRunning;
+    this.#killedAt = record.at;
+    if (record.byDeadline) this.#record("timeout", record.leaderRunning);
+    this.#graceTimer = setTimeout(() => this.#afterGrace(), this.#plan.graceMs);
     this.#graceTimer.unref();
   }
 
+  /** A later ending counts only while the leader is there (the first one found it, no exit yet). */
+  #laterLeaderRunning(): boolean {
+    return this.#exit === undefined && !this.#leaderGone;
+  }
+
+  #record(cause: EndingCause, leaderRunning: boolean): void {
+    if (cause === "timeout") this.#timeoutSeen = true;
+    this.#endings.push({ cause, leaderRunning });
+  }
+
+  /** The reason (an abort's) goes with the ending that names the failure. */
+  #blame(cause: EndingCause, reason: unknown): void {
+    if (this.#killCause === undefined && endingFailure(this.#endings) === cause) {
+      this.#killCause = reason;
+    }
+  }
+
   #afterGrace(): void {
-    this.#signalChild(this.#plan.finalSignal);
     this.#endCapture = true;
     // May deliver the exit (and settle) before it returns.
     this.#child?.endCaptureAtExit();
@@ -413,6 +458,10 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
       // are thrown from start().
       this.#settle({ ok: false, error: explainCwd(exit, this.#request?.cwd) });
       return;
+    }
+    // A timeout the engine ended while this thread was busy: recorded before the exit.
+    if (!this.#terminating && this.#child?.ending()?.byDeadline === true) {
+      this.#terminate("timeout", undefined);
     }
     if (engineCaptured.length > 0) this.#engineOutput = exit.output ?? [];
     this.#exit = exit;
@@ -458,6 +507,7 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
         resourceUsage: exit.resourceUsage,
         native: this.native,
         failure,
+        killedAt: this.#killedAt,
       },
     });
   }
@@ -492,6 +542,7 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
       durationMs: output?.durationMs ?? performance.now() - this.#start,
       resourceUsage: exit?.resourceUsage ?? null,
       timeoutMs: this.#plan.timeoutMs,
+      killedAt: this.#killedAt,
       cause: this.#killCause,
     });
   }

@@ -14,6 +14,7 @@ import type { NativeBinding } from "../native.js";
 import { type DeadlinePlan, type Ending, nativeDeadline } from "./deadline-plan.js";
 import { type EngineRequest, type ResourceUsage, resourceUsageOf } from "./engine.js";
 import { envObject, FallbackUnsupportedError, fallbackIds, utf8 } from "./fallback-engine.js";
+import { epochOfMonotonic } from "./monotonic-time.js";
 import { childPathForced, nativeControls, packedArgs, stdioFds } from "./native-engine.js";
 
 /** How a synchronous run is fed and bounded. */
@@ -33,6 +34,8 @@ export interface SyncExit {
   readonly stderr: Buffer | null;
   /** The run's endings, in order (named by endingFailure). */
   readonly endings: readonly Ending[];
+  /** When the first ending's signal went (epoch ms), or null (none, or not known: the fallback). */
+  readonly killedAt: number | null;
 }
 
 export type SyncEngine = (request: EngineRequest, bounds: SyncBounds) => SyncExit;
@@ -66,6 +69,7 @@ export function nativeSyncEngine(binding: SyncCapable): SyncEngine {
       stdout: raw.output[1] ?? null,
       stderr: raw.output[2] ?? null,
       endings: raw.endings,
+      killedAt: raw.killedAt == null ? null : epochOfMonotonic(raw.killedAt),
     };
   };
 }
@@ -122,5 +126,6 @@ export const fallbackSyncEngine: SyncEngine = (request, bounds) => {
         : code === "ENOBUFS"
           ? [{ cause: "maxBuffer", leaderRunning: true }]
           : [],
+    killedAt: null,
   };
 };

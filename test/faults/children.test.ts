@@ -37,8 +37,9 @@ interface Leaks {
 const MEASURE = `
   const { spawn, createRuntime, SubprocessError, nativeStatus } = await import(DIST);
   // A cleanup spawn starts the per-process watchdog (a pipe fd and a pidfd held
-  // for the host's lifetime, like the orphan reaper): part of the baseline.
-  await spawn("/bin/echo", ["warm"], { cleanup: true });
+  // for the host's lifetime, like the orphan reaper), and its timeout the
+  // deadline keeper (a thread and its timerfd, likewise): part of the baseline.
+  await spawn("/bin/echo", ["warm"], { cleanup: true, timeout: 60_000 });
   // The native watchdog's pidfd stays three times (the orphan reaper's copy,
   // the copy its monitor waits on to replace a dead watchdog, and the one
   // that SIGKILLs a watchdog that stopped reading); the fallback's has none.

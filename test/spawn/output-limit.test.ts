@@ -6,6 +6,7 @@
  */
 import { Buffer, constants } from "node:buffer";
 import { describe, expect, it } from "vitest";
+import { NO_ENDING } from "../../src/spawn/deadline-plan.js";
 import type { Engine, EngineChild, EngineExit } from "../../src/spawn/engine.js";
 import { outputLimit } from "../../src/spawn/output-limit.js";
 import { Subprocess } from "../../src/spawn/subprocess.js";
@@ -73,7 +74,8 @@ describe("a captured output that cannot be decoded", () => {
           takeOver: () => null,
           kill: () => 0,
           killGroup: () => 0,
-          killGroupAtExit: () => 0,
+          endNow: () => NO_ENDING,
+          ending: () => null,
           endCaptureAtExit: () => {},
           ref: () => {},
           unref: () => {},

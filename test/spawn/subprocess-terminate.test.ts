@@ -1,22 +1,23 @@
 /**
- * The Subprocess's end-of-run policy, driven with a fake engine (no child):
- * what a timeout asks of the engine depending on whether the leader is
- * still unreaped, and that the kill grace ends a capture a daemon holds.
+ * The Subprocess's end-of-run bookkeeping, driven with a fake engine (no
+ * child). The engine executes the plan's signals (the native one on its
+ * deadline keeper's thread); the Subprocess only learns what happened, names
+ * the failure from it, reports when the child was killed, and ends a capture
+ * a daemon holds after the grace. It never signals for an ending itself.
  */
 import { describe, expect, it } from "vitest";
+import type { EndingRecord } from "../../src/spawn/deadline-plan.js";
 import type { Engine, EngineChild, EngineExit } from "../../src/spawn/engine.js";
 import { Subprocess } from "../../src/spawn/subprocess.js";
 
-const ESRCH = -3;
-const SIGKILL = 9;
+const KILLED_AT = 1_700_000_000_123.5;
 
-function fakeRun(leaderReaped: boolean) {
+/** `records`: what ending() answers, call after call (the last one repeats). */
+function fakeRun(records: ReadonlyArray<EndingRecord | null>, options: { abortAt?: number } = {}) {
   const calls: string[] = [];
   let deliver!: (exit: EngineExit) => void;
-  const record = (call: string): number => {
-    calls.push(call);
-    return leaderReaped ? ESRCH : 0;
-  };
+  let asked = 0;
+  const leaderRunning = records.at(-1)?.leaderRunning ?? true;
   const engine: Engine = {
     native: true,
     start(_request, onExit): EngineChild {
@@ -26,15 +27,23 @@ function fakeRun(leaderReaped: boolean) {
         streams: [null, null, null],
         captured: [1],
         takeOver: () => null,
-        kill: (sig) => record(`kill ${sig}`),
-        killGroup: (sig) => record(`killGroup ${sig}`),
-        killGroupAtExit: (sig) => record(`killGroupAtExit ${sig}`),
+        kill: (sig) => calls.push(`kill ${sig}`) && 0,
+        killGroup: (sig) => calls.push(`killGroup ${sig}`) && 0,
+        endNow: () => {
+          calls.push("endNow");
+          return records.at(-1) ?? { byDeadline: false, leaderRunning: true, at: KILLED_AT };
+        },
+        ending: () => {
+          const record = records[Math.min(asked++, records.length - 1)] ?? null;
+          calls.push(record === null ? "ending: none yet" : "ending");
+          return record;
+        },
         endCaptureAtExit: () => {
           calls.push("endCaptureAtExit");
           // The engine delivers what it read once the leader is reaped.
           deliver({
-            exitCode: leaderReaped ? 0 : null,
-            signal: leaderReaped ? null : "SIGTERM",
+            exitCode: leaderRunning ? null : 0,
+            signal: leaderRunning ? "SIGTERM" : null,
             resourceUsage: null,
             output: [null, Buffer.from("partial")],
           });
@@ -44,6 +53,7 @@ function fakeRun(leaderReaped: boolean) {
       };
     },
   };
+  const controller = new AbortController();
   const run = new Subprocess(
     engine,
     {
@@ -60,37 +70,65 @@ function fakeRun(leaderReaped: boolean) {
       encoding: "utf8",
       buffer: true,
       maxBuffer: 1024,
-      timeout: 5,
+      timeout: options.abortAt === undefined ? 5 : undefined,
       killSignal: 15,
       killGraceMs: 5,
-      signal: undefined,
+      signal: options.abortAt === undefined ? undefined : controller.signal,
       reject: false,
       input: undefined,
       ownGroup: true,
       ref: true,
     },
   );
+  if (options.abortAt !== undefined) setTimeout(() => controller.abort(), options.abortAt);
   return { run, calls };
 }
 
-describe("Subprocess timeout policy", () => {
-  it("a leader still unreaped: group SIGTERM, SIGKILL for the rest at its exit, then SIGKILL and the capture ended", async () => {
-    const { run, calls } = fakeRun(false);
+describe("Subprocess ending bookkeeping", () => {
+  it("a timeout the engine ended while the leader ran: a timeout, killed when the engine says, no signal from here", async () => {
+    const { run, calls } = fakeRun([{ byDeadline: true, leaderRunning: true, at: KILLED_AT }]);
     const result = await run;
-    expect(calls).toEqual([
-      "killGroup 15",
-      `killGroupAtExit ${SIGKILL}`,
-      `killGroup ${SIGKILL}`,
-      "endCaptureAtExit",
-    ]);
-    expect(result).toMatchObject({ failure: "timeout", signal: "SIGTERM", stdout: "partial" });
+    expect(calls).toEqual(["ending", "endCaptureAtExit"]);
+    expect(result).toMatchObject({
+      failure: "timeout",
+      signal: "SIGTERM",
+      stdout: "partial",
+      killedAt: KILLED_AT,
+    });
   });
 
-  it("a leader already reaped: no group signal by number, the capture ended after the grace, its own exit reported", async () => {
-    const { run, calls } = fakeRun(true);
+  it("a timeout that found the leader exited: its own exit, nobody killed, the capture ended after the grace", async () => {
+    const { run, calls } = fakeRun([{ byDeadline: true, leaderRunning: false, at: null }]);
     const result = await run;
-    // The refused group signal is the only one attempted; nothing asks for more after it.
-    expect(calls).toEqual(["killGroup 15", "endCaptureAtExit"]);
-    expect(result).toMatchObject({ failure: null, exitCode: 0, signal: null, stdout: "partial" });
+    expect(calls).toEqual(["ending", "endCaptureAtExit"]);
+    expect(result).toMatchObject({ failure: null, exitCode: 0, stdout: "partial", killedAt: null });
+  });
+
+  it("this thread's timer a hair ahead of the engine's: it looks again and learns, without signalling", async () => {
+    const { run, calls } = fakeRun([
+      null,
+      { byDeadline: true, leaderRunning: true, at: KILLED_AT },
+    ]);
+    const result = await run;
+    expect(calls).toEqual(["ending: none yet", "ending", "endCaptureAtExit"]);
+    expect(result).toMatchObject({ failure: "timeout", killedAt: KILLED_AT });
+  });
+
+  it("an abort asks the engine to end the run and reports its record", async () => {
+    const { run, calls } = fakeRun([{ byDeadline: false, leaderRunning: true, at: KILLED_AT }], {
+      abortAt: 1,
+    });
+    const result = await run;
+    expect(calls).toEqual(["endNow", "endCaptureAtExit"]);
+    expect(result).toMatchObject({ failure: "abort", killedAt: KILLED_AT });
+  });
+
+  it("an abort after the engine's deadline: the timeout came first and names the failure", async () => {
+    const { run, calls } = fakeRun([{ byDeadline: true, leaderRunning: true, at: KILLED_AT }], {
+      abortAt: 1,
+    });
+    const result = await run;
+    expect(calls).toEqual(["endNow", "endCaptureAtExit"]);
+    expect(result).toMatchObject({ failure: "timeout", killedAt: KILLED_AT });
   });
 });

@@ -37,6 +37,7 @@ describe("a timeout with output held open by a grandchild", () => {
       resourceUsage: null,
       native: false,
       failure: null,
+      killedAt: null,
     });
     expect(aliveAtSettle).toBe(true);
   });
