@@ -42,7 +42,7 @@ describe("createRuntime: snapshots", () => {
     const key = "EXACTSPAWN_TEST_ONLY_VARIABLE";
     process.env[key] = "before";
     try {
-      const runtime = createRuntime({ logger: captureLog().logger });
+      const runtime = createRuntime({ inherit: "all", logger: captureLog().logger });
       process.env[key] = "after";
       expect(runtime.buildEnv().env.get(key)).toBe("before");
     } finally {

@@ -84,6 +84,8 @@ export interface BashStepHost {
   readonly retiredFields?: ((step: StepWithRetiredFields) => unknown) | undefined;
   /** The runtime's default for `cleanup` (undefined: true). */
   readonly cleanup?: boolean | undefined;
+  /** Called as each step starts: the runtime's first-use notice (inherit-notice.ts). */
+  readonly firstUse?: (() => void) | undefined;
   /** The runtime's correlation id: a step's identity when the call gives none (step-identity.ts). */
   readonly correlationId?: string | undefined;
   /** The runtime's bound on untrusted variables (undefined: DEFAULT_MAX_UNTRUSTED_KEYS). */
@@ -219,7 +221,11 @@ export interface BashStepResult<Stdout = string | null, Stderr = Stdout>
   readonly scriptMode: "inline" | "file";
   /** Step values moved to a private descriptor and read back by the preamble. */
   readonly spilled: readonly SizedName[];
-  /** Inherited variables trimmed to fit, and over-cap values with unspillable names. */
+  /**
+   * Parent variables not inherited (`not_allowed`, `blocked`, `too_large`),
+   * inherited variables trimmed to fit (`trimmed`), and over-cap values with
+   * unspillable names.
+   */
   readonly dropped: readonly (SizedName & { readonly reason: string })[];
   /** Context keys and step values that were not exported, with the reason. */
   readonly skipped: readonly { readonly name: string; readonly reason: string }[];
@@ -576,6 +582,7 @@ export function runBashStep(
   const identity = stepIdentity(given?.step, given?.correlationId, host.correlationId);
   const log = stepLogger(host.logger, identity);
   const startedAt = performance.now();
+  host.firstUse?.();
   let started: StartedStep;
   try {
     started = startStep(host, command, options, log);
@@ -632,6 +639,7 @@ function stepResult(
     scriptMode: plan.scriptMode,
     spilled: plan.spill.spilled,
     dropped: [
+      ...plan.layered.dropped,
       ...plan.spill.dropped,
       ...plan.bounded.dropped.map((d) => ({ ...d, reason: "trimmed" })),
     ],

@@ -56,6 +56,8 @@ export interface RuntimeSpawnHost {
   readonly correlationId?: string | undefined;
   /** What a skipped untrusted entry does (undefined: "report"). */
   readonly untrustedSkips?: UntrustedSkips | undefined;
+  /** Called as each child starts: the runtime's first-use notice (inherit-notice.ts). */
+  readonly firstUse?: (() => void) | undefined;
 }
 
 export interface RuntimeSpawnOptions extends Omit<SpawnOptions, "env" | "path"> {
@@ -141,6 +143,7 @@ export function runtimeSpawn(
   const identity = stepIdentity(given?.step, given?.correlationId, host.correlationId);
   const log = stepLogger(host.logger, identity);
   const startedAt = performance.now();
+  host.firstUse?.();
   let child: Subprocess;
   try {
     child = startChild(host, file, args, options, log);

@@ -23,6 +23,8 @@ const report = tmp.write("report.txt", `${MARKER}${"r".repeat(20_000)}`);
 const crafted = [
   "--env-file",
   envFile,
+  "--inherit",
+  "all",
   "--exec-limit",
   "8K",
   "--block",

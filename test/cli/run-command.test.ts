@@ -74,6 +74,8 @@ describe("exactspawn run", () => {
       "run",
       "--env-file",
       ENV_FILE,
+      "--inherit",
+      "all",
       "--block",
       "SERVICE_TOKEN",
       "--context",

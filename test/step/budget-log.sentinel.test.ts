@@ -27,6 +27,7 @@ describe("budget log lines carry names and sizes, never values", () => {
   it("trims, skips, spills and the key bound, at trace level", async () => {
     const log = captureLog();
     const runtime = createRuntime({
+      inherit: "all",
       parentEnv: parentEnv(),
       logger: log.logger,
       maxUntrustedKeys: 40,
