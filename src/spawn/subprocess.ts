@@ -21,6 +21,7 @@ import {
   endingFailure,
 } from "./deadline-plan.js";
 import type { Engine, EngineChild, EngineExit, EngineRequest, ResourceUsage } from "./engine.js";
+import { exitedUnreaped } from "./leader-exited.js";
 import { streamLines } from "./line-iterator.js";
 import { OutputCapture } from "./output-capture.js";
 import { signalNumber } from "./signals.js";
@@ -373,8 +374,11 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
     const plan = this.#plan;
     const first = !this.#terminating;
     this.#terminating = true;
+    // A leader that exited before this signal did not end by it (leader-exited.ts);
+    // its group is still signalled, for what it left running.
+    const exitedBefore = first && this.#exit === undefined && exitedUnreaped(this.pid);
     const leaderRunning = first
-      ? this.#signalChild(plan.endSignal) !== -ESRCH
+      ? this.#signalChild(plan.endSignal) !== -ESRCH && !exitedBefore
       : this.#exit === undefined && !this.#leaderGone;
     this.#endings.push({ cause, leaderRunning });
     if (this.#killCause === undefined && endingFailure(this.#endings) === cause) {
