@@ -423,13 +423,22 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   const declared = validateBareNames(options.bareNames, denylist);
   // The host's logger, as the library writes to it: its `lib: "exactspawn"` child.
   const log = options.logger === undefined ? undefined : libraryChild(options.logger);
-  const exporter: ContextExporter = createContextExporter({
+  const exporterOptions = {
     mode: contextMode,
     ...(options.contextNamespace === undefined ? {} : { namespace: options.contextNamespace }),
     ...(options.contextAllow === undefined ? {} : { allow: options.contextAllow }),
     bare: declared,
     denylist,
+  } as const;
+  // runtime.exportContext logs each skip (the caller asked for the export);
+  // a step's build does not: the step reports its skips once per reason.
+  const exporter: ContextExporter = createContextExporter({
+    ...exporterOptions,
     ...(log === undefined ? {} : { logger: log }),
+  });
+  const stepExporter: ContextExporter = createContextExporter({
+    ...exporterOptions,
+    logger: false,
   });
   const contextNamespace =
     contextMode === "namespace" ? asciiUpper(options.contextNamespace ?? "CTX_") : undefined;
@@ -531,8 +540,9 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     if (fixed && fixedLayered !== undefined) return fixedLayered;
     const capped = capUntrusted(
       stepValues,
-      build.context === undefined ? undefined : exporter(build.context),
+      build.context === undefined ? undefined : stepExporter(build.context),
       maxUntrustedKeys,
+      bareNames,
     );
     const layered = layerEnv({
       inherited: inherited.env,

@@ -22,7 +22,7 @@ import { assertUntrustedKeyCount, DEFAULT_MAX_UNTRUSTED_KEYS } from "../env/untr
 import { pairBytes } from "../env-input.js";
 import { compareNames, type SizedName } from "../errors.js";
 import { type Limits, limitsWithChildStack, probeLimits } from "../limits.js";
-import { type Logger, logger } from "../log.js";
+import { type Logger, silentLogger } from "../log.js";
 import { childStackSoft, normalizeExecControls } from "../spawn/exec-controls.js";
 import {
   type BashStepOptions,
@@ -63,7 +63,7 @@ export interface BashStepHost {
   /** The runtime's default for `cleanup` (undefined: true). */
   readonly cleanup?: boolean | undefined;
   /** Called as each step starts: the runtime's first-use notice (inherit-notice.ts). */
-  readonly firstUse?: (() => void) | undefined;
+  readonly firstUse?: ((log: Logger) => void) | undefined;
   /** The runtime's correlation id: a step's identity when the call gives none (step-identity.ts). */
   readonly correlationId?: string | undefined;
   /** The runtime's bound on untrusted variables (undefined: DEFAULT_MAX_UNTRUSTED_KEYS). */
@@ -194,7 +194,7 @@ export function planBashStep(
   command: string,
   options: BashStepOptions = {},
 ): BashStepPlan {
-  return planWithInvocation(host, command, options, host.logger).plan;
+  return planWithInvocation(host, command, options).plan;
 }
 
 /** The plan and the invocation it leads to, built once (runBashStep runs that invocation). */
@@ -202,7 +202,6 @@ export function planWithInvocation(
   host: BashStepHost,
   command: string,
   options: BashStepOptions,
-  log: Logger | undefined,
 ): { readonly plan: BashStepPlan; readonly invocation: BashInvocation } {
   validateCommand(command);
   validateBashOptions(options);
@@ -245,7 +244,6 @@ export function planWithInvocation(
     layered,
     limits,
     options,
-    log,
   );
   const invocation = stepInvocation(interpreter, command, spill, layered.env, options, forceFile);
   // The per-variable report is for explaining a plan (the CLI, a host's own
@@ -285,7 +283,6 @@ function fitStep(
   layered: LayeredEnv,
   limits: Pick<Limits, "execLimit" | "maxArgStrlen">,
   options: BashStepOptions,
-  stepLog: Logger | undefined,
 ): { readonly spill: SpillPlan; readonly bounded: BoundedEnv; readonly forceFile: boolean } {
   const env = layered.env;
   const sizerOf = (forceFile: boolean) =>
@@ -298,7 +295,9 @@ function fitStep(
       forceFile,
     });
   const sizer = sizerOf(false);
-  const log = stepLog === undefined ? {} : { log: stepLog };
+  // The planners stay quiet: the step reports what they decided once per
+  // reason, with its identity (untrusted-skips.ts), and the plan holds every name.
+  const log = { log: silentLogger() };
   const spill = planSpill({
     env,
     stepNames: layered.stepValueNames,
@@ -350,12 +349,6 @@ function fitStep(
   // Not even the loader fits beside the trusted variables: nothing spills.
   const alone = bound(trustedArgv);
   const unspilled: SizedName[] = spill.spilled.map(({ name, bytes }) => ({ name, bytes }));
-  for (const { name, bytes } of unspilled) {
-    (stepLog ?? logger()).warn(
-      { variable: name, bytes, reason: "aggregate_env_budget" },
-      "untrusted variable skipped to fit the exec limit",
-    );
-  }
   const bounded2: BoundedEnv = { ...alone, skipped: [...unspilled, ...alone.skipped] };
   return {
     spill: replanned(spill, [], trustedArgv, bounded2),

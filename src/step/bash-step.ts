@@ -34,7 +34,7 @@ import {
 } from "./step-identity.js";
 import type { BashSpawnOptions } from "./step-options.js";
 import { stdioSlots } from "./temp-layout.js";
-import { handleUntrustedSkips } from "./untrusted-skips.js";
+import { handleUntrustedSkips, reportDrops } from "./untrusted-skips.js";
 
 export { BASH_STEP_OPTION_KEYS, type BashStepOptions, UNNAMED_STEP } from "./bash-options.js";
 export {
@@ -87,7 +87,7 @@ export function runBashStep(
   const identity = stepIdentity(given?.step, given?.correlationId, host.correlationId);
   const log = stepLogger(host.logger, identity);
   const startedAt = performance.now();
-  host.firstUse?.();
+  host.firstUse?.(log);
   let started: StartedStep;
   try {
     started = startStep(host, command, options, log);
@@ -186,7 +186,7 @@ function startStep(
   options: BashStepOptions,
   log: Logger,
 ): StartedStep {
-  const { plan, invocation } = planWithInvocation(host, command, options, log);
+  const { plan, invocation } = planWithInvocation(host, command, options);
   // The plan's footprint is exact only if the planner predicted this argv's
   // size exactly (the env is the plan's own): a mismatch is a bug, caught
   // here rather than as a wrong budget.
@@ -199,6 +199,10 @@ function startStep(
   }
   // Untrusted input that will not arrive is reported or refused before anything starts.
   handleUntrustedSkips(planSkips(plan), host.untrustedSkips, log, "bash");
+  reportDrops(log, [
+    ...plan.spill.dropped,
+    ...plan.bounded.dropped.map((d) => ({ ...d, reason: "trimmed" })),
+  ]);
   const descriptorOptions = {
     tmpdir: plan.tmpdir,
     binding: nativeBinding(),

@@ -14,16 +14,17 @@ export const NOTICE_NAMES = 10;
 
 /**
  * A function that logs the notice on its first call (WARN, `event:
- * "inherit.curated"`) and does nothing after; it never logs when `chosen`
+ * "inherit.curated"`, through the first step's logger when given) and does nothing after; it never logs when `chosen`
  * (the host set `inherit` itself) or when nothing was left out.
  */
 export function curatedInheritNotice(
   dropped: readonly InheritedDrop[],
   chosen: boolean,
-  log: Logger | undefined,
-): () => void {
+  runtimeLog: Logger | undefined,
+): (stepLog?: Logger) => void {
   let pending = !chosen;
-  return () => {
+  return (stepLog?: Logger) => {
+    const log = stepLog ?? runtimeLog;
     if (!pending) return;
     pending = false;
     const left = dropped.filter((d) => d.reason === "not_allowed").map((d) => d.name);

@@ -20,7 +20,7 @@ import { assertRecordOrMap } from "../env/untrusted-keys.js";
 import { InvalidEnvError, type SizedName } from "../errors.js";
 import { assertKnownOptions, knownKeys } from "../known-options.js";
 import { assertLimitsOption, limitsWithChildStack, POINTER_BYTES, probeLimits } from "../limits.js";
-import type { Logger } from "../log.js";
+import { type Logger, silentLogger } from "../log.js";
 import { shebangCost } from "../shebang.js";
 import { childStackSoft, normalizeExecControls } from "../spawn/exec-controls.js";
 import { resolveFile } from "../spawn/resolve-file.js";
@@ -39,7 +39,7 @@ import {
   type StepEnvelopeOptions,
   type StepSpawnOptions,
 } from "./step-options.js";
-import { handleUntrustedSkips, type UntrustedSkips } from "./untrusted-skips.js";
+import { handleUntrustedSkips, reportDrops, type UntrustedSkips } from "./untrusted-skips.js";
 
 export interface RuntimeSpawnHost {
   readonly parentPath: () => string | undefined;
@@ -56,7 +56,7 @@ export interface RuntimeSpawnHost {
   /** What a skipped untrusted entry does (undefined: "report"). */
   readonly untrustedSkips?: UntrustedSkips | undefined;
   /** Called as each child starts: the runtime's first-use notice (inherit-notice.ts). */
-  readonly firstUse?: (() => void) | undefined;
+  readonly firstUse?: ((log: Logger) => void) | undefined;
 }
 
 /** runtime.spawn's options: the step envelope, spawn's controls (step-options.ts), and its own. */
@@ -123,7 +123,7 @@ export function runtimeSpawn(
   const identity = stepIdentity(given?.step, given?.correlationId, host.correlationId);
   const log = stepLogger(host.logger, identity);
   const startedAt = performance.now();
-  host.firstUse?.();
+  host.firstUse?.(log);
   let child: Subprocess;
   try {
     child = startChild(host, file, args, options, log);
@@ -204,7 +204,8 @@ function startChild(
     argv: { ...argv, bytes: argv.bytes + script },
     limits,
     sizes,
-    log,
+    // Quiet: reported below once per reason, with the call's identity.
+    log: silentLogger(),
   });
   handleUntrustedSkips(
     [
@@ -215,8 +216,12 @@ function startChild(
       ...bounded.skipped.map((s) => ({ name: s.name, reason: "aggregate_env_budget" })),
     ],
     host.untrustedSkips,
-    host.logger,
+    log,
     "runtime.spawn",
+  );
+  reportDrops(
+    log,
+    bounded.dropped.map((d) => ({ ...d, reason: "trimmed" })),
   );
   if (bounded.skipped.length > 0) onSkip?.(bounded.skipped);
   if (bounded.dropped.length > 0) onTrim?.(bounded.dropped);
