@@ -34,7 +34,7 @@ import {
 } from "./step-identity.js";
 import type { BashSpawnOptions } from "./step-options.js";
 import { stdioSlots } from "./temp-layout.js";
-import { handleUntrustedSkips, reportDrops } from "./untrusted-skips.js";
+import { handleUntrustedSkips, reportDrops, reportSpills } from "./untrusted-skips.js";
 
 export { BASH_STEP_OPTION_KEYS, type BashStepOptions, UNNAMED_STEP } from "./bash-options.js";
 export {
@@ -203,6 +203,7 @@ function startStep(
     ...plan.spill.dropped,
     ...plan.bounded.dropped.map((d) => ({ ...d, reason: "trimmed" })),
   ]);
+  reportSpills(log, plan.spill.spilled);
   const descriptorOptions = {
     tmpdir: plan.tmpdir,
     binding: nativeBinding(),

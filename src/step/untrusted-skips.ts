@@ -72,3 +72,21 @@ export function reportDrops(
   if (dropped.length === 0) return;
   logByReason(log, "step.dropped", dropped, "variables left out to fit the exec limit");
 }
+
+/** One DEBUG `step.spilled` event for the step values passed through a descriptor (names and sizes). */
+export function reportSpills(
+  log: Logger,
+  spilled: readonly { readonly name: string; readonly bytes: number }[],
+): void {
+  if (spilled.length === 0) return;
+  const bytes = spilled.reduce((sum, s) => sum + s.bytes, 0);
+  log.debug(
+    {
+      event: "step.spilled",
+      count: spilled.length,
+      bytes,
+      names: spilled.slice(0, NOTICE_NAMES).map((s) => displayName(s.name)),
+    },
+    "step values passed through a private descriptor",
+  );
+}
