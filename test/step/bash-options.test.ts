@@ -20,7 +20,8 @@ const native = process.env["EXACTSPAWN_NATIVE"] !== "0";
 const isRoot = process.getuid?.() === 0;
 
 describe("runtime.bash takes spawn's controls", () => {
-  it("rlimits: the step's own soft and hard nofile limits", async () => {
+  // The fallback refuses exec controls it cannot apply (FallbackUnsupportedError).
+  it.runIf(native)("rlimits: the step's own soft and hard nofile limits", async () => {
     const result = await runtime.bash("ulimit -Sn; ulimit -Hn", {
       rlimits: { nofile: [64, 64] },
     });
