@@ -39,6 +39,8 @@ function context() {
 }
 
 const runtime = createRuntime({
+  // The benchmark measures building from a large inherited environment.
+  inherit: "all",
   parentEnv: parentEnv(),
   block: ["BENCH_VAR_007"],
   overlay: { ADAPTER_EXECUTABLE: "/opt/agent/bin/agent" },

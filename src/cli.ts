@@ -3,12 +3,12 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BENCH_HELP, benchmarksShipped, runBench } from "./cli/bench-command.js";
-import { didYouMean } from "./cli/did-you-mean.js";
 import { EXPLAIN_HELP, runExplain } from "./cli/explain-command.js";
 import { LIMITS_HELP, runLimits } from "./cli/limits-command.js";
 import { RUN_HELP, runRun } from "./cli/run-command.js";
 import { runSandbox, SANDBOX_HELP } from "./cli/sandbox-command.js";
 import { isUsageError } from "./cli/usage-error.js";
+import { didYouMean } from "./did-you-mean.js";
 import { displayName, escapeControls, firstLine } from "./errors.js";
 import { PACKAGE_ROOT } from "./native.js";
 

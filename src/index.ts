@@ -1,12 +1,15 @@
 /**
  * exactspawn — start Linux child processes with an exact, curated environment
  * that always fits the kernel's exec limits.
+ *
+ * The package's front door: what a user needs (ARCHITECTURE.md "Public
+ * surface", the option, result and error types). Internals are behind no
+ * export at all; test/index.test.ts pins this list, so each addition is a
+ * decision.
  */
 
-// ---- Spill, bounded environment and bash-step script ----
+// ---- Environment policy, usable on its own.
 export { type BoundedEnv, type BoundedEnvInput, boundedEnv } from "./env/bounded-env.js";
-// ---- Environment policy: denylist, context export, inherited
-// ---- filtering, layering, image restore, and the runtime front door.
 export {
   type ContextExport,
   type ContextExporter,
@@ -20,19 +23,14 @@ export {
 } from "./env/context-export.js";
 export {
   createDenylist,
-  DEFAULT_HOST_PREFIX,
-  DEFAULT_STEP_PREFIX,
   type Denylist,
   type DenylistAdditions,
-  type DenylistOptions,
   isReservedName,
-  isUnsafeValue,
-  // The amplihack recipe runner's 22 reserved names (SEED_… is their first, deprecated name).
+  // The amplihack recipe runner's 22 reserved names.
   RECIPE_RUNNER_RESERVED_ENV_NAMES,
   RESERVED_ENV_DENYLIST,
   RESERVED_ENV_PREFIXES,
   RESERVED_ENV_SUFFIXES,
-  SEED_RESERVED_ENV_NAMES,
 } from "./env/denylist.js";
 export {
   type ImageRecordOptions,
@@ -41,109 +39,72 @@ export {
   restoreImageEnv,
 } from "./env/image-restore.js";
 export {
-  type EnvSnapshot,
   ESSENTIAL_ENV_NAMES,
   ESSENTIAL_ENV_PREFIXES,
-  type InheritedBase,
   type InheritedDrop,
   type InheritedDropReason,
-  type InheritedOptions,
-  inheritedBase,
-  isEssentialName,
-  snapshotEnv,
 } from "./env/inherited.js";
+export type { EnvLayer, LayeredEnv, LayerSkip } from "./env/layers.js";
+export { isSpillableName } from "./env/names.js";
 export {
-  ENV_LAYERS,
-  type EnvLayer,
-  type LayeredEnv,
-  type LayerInput,
-  type LayerSkip,
-  layerEnv,
-  type StepSkipReason,
-} from "./env/layers.js";
-export {
-  defaultProtectedNames,
-  isProtectedName,
-  isSpillableName,
-  type ProtectedNames,
-} from "./env/names.js";
-export {
-  type RetiredFieldNotice,
-  retiredFieldWarner,
-  type StepWithRetiredFields,
-} from "./env/retired-fields.js";
-export {
-  type ArgvBytesFn,
-  type ArgvSize,
   type DroppedStepValue,
   planSpill,
   type SpilledVariable,
   type SpillPlan,
   type SpillPlanInput,
 } from "./env/spill-plan.js";
+export type { StepValues } from "./env/step-values.js";
+export type { EnvInput, EnvValue } from "./env-input.js";
+// ---- Errors.
 export {
-  type StepValueEnv,
-  type StepValueOptions,
-  type StepValueSkip,
-  type StepValueSkipReason,
-  type StepValues,
-  stepValueEnv,
-} from "./env/step-values.js";
-export { type EnvEntry, type EnvInput, type EnvValue, envEntries } from "./env-input.js";
-export {
-  compareNames,
   EnvBudgetError,
   InvalidEnvError,
   type SizedName,
   type SkippedName,
   SpillError,
   type SystemError,
-  systemError,
   TooManyKeysError,
   UntrustedSkipError,
 } from "./errors.js";
+// ---- Exec limits: the exact kernel model.
 export {
-  ARGV_RESERVE,
   ENV_BUDGET_FLOOR,
   type ExecFootprint,
   envByteBudget,
   envPairBytes,
   execFits,
-  execLimitForStack,
   type Limits,
   MAX_ARG_STRLEN,
   type OversizedString,
   PER_VALUE_ENV_CAP,
   probeLimits,
 } from "./limits.js";
+// ---- Logging and the addon.
 export { type Logger, setLogger } from "./log.js";
 export { disableNative, type NativeStatus, nativeStatus } from "./native.js";
+// ---- The runtime: a host's curated environment, bash steps and agent children.
 export {
   type BuildEnvOptions,
   createRuntime,
   type EnvRecord,
+  type InheritMode,
   type Runtime,
   type RuntimeConfig,
   type RuntimeOptions,
   type RuntimePreset,
 } from "./runtime.js";
-export type {
-  EngineExit,
-  ResourceUsage,
-  StdioSlot,
-} from "./spawn/engine.js";
+export type { ResourceUsage, StdioSlot } from "./spawn/engine.js";
 export type { ExecControlOptions, RlimitName, RlimitValue } from "./spawn/exec-controls.js";
 export { FallbackUnsupportedError } from "./spawn/fallback-engine.js";
 export type { KnownKeys, OutputOf, ResultOf, SubprocessErrorOf } from "./spawn/output-type.js";
 export {
-  normalizeSandbox,
-  SANDBOX_PARTS,
   SandboxError,
   type SandboxOptions,
   type SandboxPart,
   type SandboxSupport,
   sandboxSupport,
 } from "./spawn/sandbox.js";
+// ---- The spawn primitive.
 export { spawn } from "./spawn/spawn.js";
 export {
   type FailureReason,
@@ -153,40 +114,12 @@ export {
 } from "./spawn/spawn-errors.js";
 export type { SpawnOptions } from "./spawn/spawn-options.js";
 export { type SpawnSyncOptions, spawnSync } from "./spawn/spawn-sync.js";
-export { type SpawnResult, Subprocess } from "./spawn/subprocess.js";
-export {
-  type BashArgvSizerInput,
-  type BashInvocation,
-  type BashInvocationInput,
-  bashArgvSizer,
-  bashInvocation,
-  composeScript,
-  INLINE_SCRIPT_MAX_BYTES,
-  scriptNeedsFile,
-} from "./step/bash-script.js";
-export type {
-  BashStepOptions,
-  BashStepPlan,
-  BashStepResult,
-  VariableFate,
-  VariableReport,
-} from "./step/bash-step.js";
+export type { SpawnResult, Subprocess } from "./spawn/subprocess.js";
+export type { BashStepOptions } from "./step/bash-options.js";
+export type { BashStepPlan, VariableFate, VariableReport } from "./step/bash-plan.js";
+export type { BashStepResult } from "./step/bash-step.js";
 export type { LineStream } from "./step/line-hub.js";
-export {
-  PREAMBLE_FAILURE_STATUS,
-  renderPreamble,
-  type SpillRead,
-  singleQuote,
-} from "./step/preamble.js";
 export type { RuntimeSpawnOptions } from "./step/runtime-spawn.js";
-export {
-  type DescriptorKind,
-  type DescriptorOptions,
-  type SpillDescriptor,
-  type SpillValues,
-  UnsafeTmpdirError,
-  writeScriptDescriptor,
-  writeSpillValues,
-} from "./step/spill-files.js";
-export { StepHandle } from "./step/step-handle.js";
+export { UnsafeTmpdirError } from "./step/spill-files.js";
+export type { StepHandle } from "./step/step-handle.js";
 export type { StepIdentity } from "./step/step-identity.js";

@@ -5,6 +5,7 @@
  * other key a caller passes (`shell`, `detached`, a typo such as `envv`) is a
  * TypeError naming it, instead of an option silently ignored.
  */
+import { closest } from "./did-you-mean.js";
 import { displayName } from "./errors.js";
 
 /** Every key of T, each marked `true`: the list a KnownKeys set is built from. */
@@ -34,7 +35,8 @@ const INSTEAD: Readonly<Record<string, string>> = {
 /**
  * Throws a TypeError for the first own enumerable key of `options` that
  * `known` lacks, naming the key (escaped, cut at 80 characters) and `where`,
- * and for `shell`/`detached` what to use instead. Keys with the value
+ * the nearest known key when the name looks like a typo of it (`rlimit` →
+ * `rlimits`), and for `shell`/`detached` what to use instead. Keys with the value
  * undefined count too: a misspelt option is a bug either way.
  */
 export function assertKnownOptions(
@@ -44,7 +46,12 @@ export function assertKnownOptions(
 ): void {
   for (const key of Object.keys(options)) {
     if (known.has(key)) continue;
-    const instead = Object.hasOwn(INSTEAD, key) ? `; ${INSTEAD[key]}` : "";
+    const nearest = closest(key, known);
+    const instead = Object.hasOwn(INSTEAD, key)
+      ? `; ${INSTEAD[key]}`
+      : nearest === undefined
+        ? ""
+        : `; did you mean "${nearest}"?`;
     throw new TypeError(`${where}: unknown option "${displayName(key)}"${instead}`);
   }
 }

@@ -36,6 +36,14 @@ export function logger(): Logger {
   return current;
 }
 
+let silent: Logger | undefined;
+
+/** A logger that writes nothing: for planners whose notices a step reports itself, summarised. */
+export function silentLogger(): Logger {
+  silent ??= pino({ level: "silent" });
+  return silent;
+}
+
 let hostSet = false;
 
 /**

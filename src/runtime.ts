@@ -60,6 +60,7 @@ import {
   planBashStep,
   runBashStep,
 } from "./step/bash-step.js";
+import { curatedInheritNotice } from "./step/inherit-notice.js";
 import { resolveInterpreter } from "./step/interpreter.js";
 import { type RuntimeSpawnOptions, runtimeSpawn } from "./step/runtime-spawn.js";
 import type { StepHandle } from "./step/step-handle.js";
@@ -75,7 +76,17 @@ export interface RuntimeOptions {
   readonly stepPrefix?: string;
   /** The parent environment to snapshot. Default process.env (read once, now). */
   readonly parentEnv?: EnvRecord;
-  /** Inherit only essentials, these names and grants. Absent: inherit everything. */
+  /**
+   * Which parent variables steps inherit: "essentials" (the default) — the
+   * essentials (PATH, HOME, USER, LOGNAME, SHELL, LANG, LANGUAGE, TZ,
+   * TMPDIR/TMP/TEMP, LC_*, XDG_*), the names in `allow` and the grants, so a
+   * host's own tokens never reach a step it did not name them for; or "all"
+   * — the whole parent environment, where `allow` (if given) narrows it to
+   * the essentials and its names, as the runtime document describes. Default
+   * "essentials"; "all" under preset "recipe-runner-compat".
+   */
+  readonly inherit?: InheritMode;
+  /** Parent names inherited besides the essentials and grants (see `inherit`). */
   readonly allow?: readonly string[];
   /** Parent names never inherited (applied after `allow`). */
   readonly block?: readonly string[];
@@ -157,6 +168,7 @@ export const RUNTIME_OPTION_KEYS = knownKeys<RuntimeOptions>({
   hostPrefix: true,
   stepPrefix: true,
   parentEnv: true,
+  inherit: true,
   allow: true,
   block: true,
   grants: true,
@@ -223,6 +235,15 @@ function validateRuntimeOptions(options: unknown): asserts options is RuntimeOpt
 /** The one named compatibility preset (see RuntimeOptions.preset). */
 export type RuntimePreset = "recipe-runner-compat";
 
+/** What a runtime inherits from its parent (see RuntimeOptions.inherit). */
+export type InheritMode = "essentials" | "all";
+
+function inheritOption(value: unknown, preset: RuntimePreset | undefined): InheritMode {
+  if (value === undefined) return preset === "recipe-runner-compat" ? "all" : "essentials";
+  if (value === "essentials" || value === "all") return value;
+  throw new TypeError('createRuntime: options.inherit must be "essentials" or "all"');
+}
+
 /** The validated, frozen configuration a runtime was built from. */
 export interface RuntimeConfig {
   readonly preset: RuntimePreset | undefined;
@@ -233,6 +254,8 @@ export interface RuntimeConfig {
   readonly hostPrefix: string;
   readonly stepPrefix: string;
   readonly caseInsensitive: boolean;
+  /** What steps inherit (see RuntimeOptions.inherit). */
+  readonly inherit: InheritMode;
   readonly allow: readonly string[] | undefined;
   readonly block: readonly string[];
   readonly grants: readonly string[];
@@ -395,17 +418,27 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     list(options.grantPrefixes, "grantPrefixes") ?? Object.freeze([`${hostPrefix}AUTH_`]);
   const denylist = createDenylist({ ...(options.denylist ?? {}), hostPrefix, stepPrefix });
   const preset = presetOption(options.preset);
+  const inherit = inheritOption(options.inherit, preset);
   const contextMode = contextModeOption(options.contextMode, preset);
   const declared = validateBareNames(options.bareNames, denylist);
   // The host's logger, as the library writes to it: its `lib: "exactspawn"` child.
   const log = options.logger === undefined ? undefined : libraryChild(options.logger);
-  const exporter: ContextExporter = createContextExporter({
+  const exporterOptions = {
     mode: contextMode,
     ...(options.contextNamespace === undefined ? {} : { namespace: options.contextNamespace }),
     ...(options.contextAllow === undefined ? {} : { allow: options.contextAllow }),
     bare: declared,
     denylist,
+  } as const;
+  // runtime.exportContext logs each skip (the caller asked for the export);
+  // a step's build does not: the step reports its skips once per reason.
+  const exporter: ContextExporter = createContextExporter({
+    ...exporterOptions,
     ...(log === undefined ? {} : { logger: log }),
+  });
+  const stepExporter: ContextExporter = createContextExporter({
+    ...exporterOptions,
+    logger: false,
   });
   const contextNamespace =
     contextMode === "namespace" ? asciiUpper(options.contextNamespace ?? "CTX_") : undefined;
@@ -436,7 +469,8 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   const overlay = freezeMap(trustedEnvMap(options.overlay, "overlay"));
   const hostEnv = freezeMap(trustedEnvMap(options.hostEnv, "hostEnv"));
   const inherited = inheritedBase(parentEnv, {
-    allow,
+    // The curated default is an allow list of the essentials and the host's names.
+    allow: allow ?? (inherit === "all" ? undefined : Object.freeze([])),
     block,
     grants,
     grantPrefixes,
@@ -464,6 +498,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     hostPrefix,
     stepPrefix,
     caseInsensitive,
+    inherit,
     allow,
     block,
     grants,
@@ -505,8 +540,9 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     if (fixed && fixedLayered !== undefined) return fixedLayered;
     const capped = capUntrusted(
       stepValues,
-      build.context === undefined ? undefined : exporter(build.context),
+      build.context === undefined ? undefined : stepExporter(build.context),
       maxUntrustedKeys,
+      bareNames,
     );
     const layered = layerEnv({
       inherited: inherited.env,
@@ -555,6 +591,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     maxUntrustedKeys,
     untrustedSkips,
     retiredFields: retiredFieldWarner(log === undefined ? {} : { log }),
+    firstUse: curatedInheritNotice(inherited.dropped, options.inherit !== undefined, log),
     cleanup: stepCleanup,
   };
 

@@ -9,8 +9,8 @@
  * UsageError naming the option as typed. A value is never echoed.
  */
 import { type ParseArgsConfig, parseArgs } from "node:util";
+import { didYouMean } from "../did-you-mean.js";
 import { displayName } from "../errors.js";
-import { didYouMean } from "./did-you-mean.js";
 import { UsageError } from "./usage-error.js";
 
 type Options = NonNullable<ParseArgsConfig["options"]>;

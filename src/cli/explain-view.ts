@@ -178,8 +178,16 @@ function percent(fraction: number): string {
   return `${(fraction * 100).toFixed(1)}%`;
 }
 
-/** The human table: one row per variable, the budget bar and the totals. */
-export function explainTable(report: ExplainReport, stream: NodeJS.WriteStream): string {
+/**
+ * The human table: one row per listed variable, the budget bar and the
+ * totals (of every variable). `shown`: how many rows are listed when a
+ * filter or the summary left some out (then a `listed` line says so).
+ */
+export function explainTable(
+  report: ExplainReport,
+  stream: NodeJS.WriteStream,
+  shown?: { readonly listed: number; readonly summaryOnly: boolean },
+): string {
   const color = colorEnabled(stream);
   const header = ["NAME", "FATE", "ORIGIN", "BYTES", "REASON"];
   const rows = report.variables.map((v) => [
@@ -200,12 +208,15 @@ export function explainTable(report: ExplainReport, stream: NodeJS.WriteStream):
       })
       .join("  ")
       .trimEnd();
-  const out = [paint("bold", line(header), color)];
-  report.variables.forEach((v, index) => {
-    out.push(line(rows[index]!, v.fate));
-  });
+  const out: string[] = [];
+  if (shown?.summaryOnly !== true) {
+    out.push(paint("bold", line(header), color));
+    report.variables.forEach((v, index) => {
+      out.push(line(rows[index]!, v.fate));
+    });
+    out.push("");
+  }
   const { execLimit } = report.limits;
-  out.push("");
   out.push(
     `interpreter  ${report.interpreter} (script ${report.scriptMode === "inline" ? "inline, bash -c" : "through a descriptor"}, ${report.commandBytes.toLocaleString("en-US")} B command)`,
   );
@@ -217,6 +228,15 @@ export function explainTable(report: ExplainReport, stream: NodeJS.WriteStream):
     return fate === "skipped" ? `${count} ${fate}` : `${count} ${fate} (${formatBytes(bytes)})`;
   });
   out.push(`totals       ${report.totals.variables} variables: ${parts.join(", ")}`);
+  if (shown?.summaryOnly === true) {
+    out.push(
+      `listed       none of ${report.totals.variables.toLocaleString("en-US")} variables: filter with --fate, --origin or --name, or list all with --all`,
+    );
+  } else if (shown !== undefined && shown.listed < report.totals.variables) {
+    out.push(
+      `listed       ${shown.listed.toLocaleString("en-US")} of ${report.totals.variables.toLocaleString("en-US")} variables`,
+    );
+  }
   for (const hint of report.hints) out.push(`hint         ${hint}`);
   return out.join("\n");
 }

@@ -10,12 +10,13 @@ import { probeLimits } from "../limits.js";
 import type { BashStepResult } from "../step/bash-step.js";
 import { parseCommandLine } from "./command-line.js";
 import { explainReport, explainTable } from "./explain-view.js";
+import { SANDBOX_RUN_HELP, SANDBOX_RUN_OPTIONS, sandboxFromValues } from "./sandbox-options.js";
 import { STEP_OPTIONS, STEP_OPTIONS_HELP, stepRequest } from "./step-options.js";
 import { planStep, runtimeFor, stepOptions } from "./step-plan.js";
 import { unreachedError, unreachedValues } from "./unreached.js";
 import { isUsageError, UsageError } from "./usage-error.js";
 
-export const RUN_HELP = `Usage: exactspawn run [options] [--allow-skips] [--timeout S] [--verbose] -- COMMAND
+export const RUN_HELP = `Usage: exactspawn run [options] [--sandbox ...] [--allow-skips] [--timeout S] [--verbose] -- COMMAND
 
 Runs COMMAND (its words joined by spaces into one bash script) as a bash step: the parent
 environment through the allow and block lists, the context, the step values (spilled to private
@@ -27,6 +28,7 @@ in the budget) stops the run with exit status 2, naming it, unless --allow-skips
 
 Options:
 ${STEP_OPTIONS_HELP}
+${SANDBOX_RUN_HELP}
   --allow-skips         run even when a --var or --context value would not reach the step
   --timeout S           stop the step after S seconds (SIGTERM to its process group, then SIGKILL)
   --verbose             print the plan (the explain table) to stderr first
@@ -59,6 +61,7 @@ const FORWARDED = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 export async function runRun(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandLine("run", argv, {
     ...STEP_OPTIONS,
+    ...SANDBOX_RUN_OPTIONS,
     "allow-skips": { type: "boolean" },
     timeout: { type: "string" },
     verbose: { type: "boolean" },
@@ -70,6 +73,7 @@ export async function runRun(argv: string[]): Promise<number> {
   const request = stepRequest(values, positionals, undefined);
   if (request.command.trim() === "") throw new UsageError("the COMMAND is empty");
   const timeout = timeoutMs(values.timeout);
+  const sandbox = sandboxFromValues(values);
   if (request.limitsSource === "option" && request.limits.execLimit > probeLimits().execLimit) {
     throw new UsageError("--exec-limit is above this machine's exec limit");
   }
@@ -110,6 +114,7 @@ export async function runRun(argv: string[]): Promise<number> {
       reject: false,
       signal: controller.signal,
       ...(timeout === undefined ? {} : { timeout }),
+      ...(sandbox === undefined ? {} : { sandbox }),
     });
   } catch (error) {
     return fail(error);

@@ -8,7 +8,7 @@ import type { ParseArgsConfig } from "node:util";
 import { displayName } from "../errors.js";
 import { type Limits, MAX_ARG_STRLEN, probeLimits } from "../limits.js";
 import type { Logger } from "../log.js";
-import type { RuntimeOptions } from "../runtime.js";
+import type { InheritMode, RuntimeOptions } from "../runtime.js";
 import { readEnvFile } from "./env-file.js";
 import { applyLogLevel } from "./log-level.js";
 import { UsageError } from "./usage-error.js";
@@ -20,6 +20,7 @@ export const STEP_OPTIONS = {
   var: { type: "string", multiple: true },
   "env-file": { type: "string" },
   "parent-env": { type: "string" },
+  inherit: { type: "string" },
   allow: { type: "string", multiple: true },
   block: { type: "string", multiple: true },
   "bare-name": { type: "string", multiple: true },
@@ -42,7 +43,11 @@ export const STEP_OPTIONS_HELP = `  --context KEY=VALUE   a context entry, set a
                         process's environment
   --parent-env FILE     the same as --env-file, under a name node never intercepts (node
                         itself exits 9 when a script argument --env-file names a missing file)
-  --allow NAME          inherit only the essentials and these names; repeatable
+  --inherit essentials|all
+                        what the step inherits from the parent environment: the essentials
+                        (PATH, HOME, USER, LANG, LC_*, XDG_*, ...) and the --allow names (the
+                        default), or all of it (then --allow narrows it, --block removes names)
+  --allow NAME          inherit this name besides the essentials; repeatable
   --block NAME          never inherit NAME; repeatable
   --bare-name NAME      let a context key or step value upper-casing to NAME set NAME itself
                         (declare only names your steps read; reserved names are refused); repeatable
@@ -73,6 +78,7 @@ type SharedValues = {
   var?: string[];
   "env-file"?: string;
   "parent-env"?: string;
+  inherit?: string;
   allow?: string[];
   block?: string[];
   "bare-name"?: string[];
@@ -85,6 +91,11 @@ function splitPair(text: string, option: string, what: string): [string, string]
   const at = text.indexOf("=");
   if (at <= 0) throw new UsageError(`${option} expects ${what}=VALUE`);
   return [text.slice(0, at), text.slice(at + 1)];
+}
+
+function inheritMode(text: string): InheritMode {
+  if (text === "essentials" || text === "all") return text;
+  throw new UsageError('--inherit must be "essentials" or "all"');
 }
 
 /** "262144", "256K", "2M" (binary units). */
@@ -149,6 +160,7 @@ export function stepRequest(
   const runtime: RuntimeOptions = {
     logger: log,
     ...(envFile === undefined ? {} : { parentEnv: readEnvFile(envFile, envFileOption) }),
+    ...(values.inherit === undefined ? {} : { inherit: inheritMode(values.inherit) }),
     ...(values.allow === undefined ? {} : { allow: values.allow }),
     ...(values.block === undefined ? {} : { block: values.block }),
     ...(values["bare-name"] === undefined ? {} : { bareNames: values["bare-name"] }),

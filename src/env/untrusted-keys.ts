@@ -3,9 +3,11 @@
  * (RuntimeOptions.maxUntrustedKeys). 120,000 tiny context keys fit the exec
  * budget, yet bash then takes minutes to start, and a million keys kept the
  * host's event loop busy for seconds while planning. So:
- *   - up to `max` untrusted variables (context and step values together,
- *     step values first) are exported; the rest are skipped, reason
- *     "too_many_keys", in name order;
+ *   - up to `max` untrusted variables (context and step values together)
+ *     are exported: first those whose name the host declared (a bare name
+ *     it listed), then the undeclared ones, step values before context
+ *     entries, each in its order; the rest are skipped, reason
+ *     "too_many_keys", so undeclared keys never displace a declared one;
  *   - input with more than REFUSE_FACTOR × `max` top-level keys (or
  *     flattened variables) is refused with TooManyKeysError before any
  *     per-key work: a Map's size is read in O(1); a record's own keys are
@@ -82,40 +84,66 @@ export interface CappedUntrusted {
 }
 
 /**
- * Keeps at most `max` untrusted variables: the step values first (in their
- * map's order), then the context's pairs (in name order) while room is left.
- * Every other entry is skipped with reason "too_many_keys". The inputs are
- * returned as they are when within the bound. Pure.
+ * Keeps at most `max` untrusted variables. Declared names come first (a name
+ * in `declared`: a bare name the host listed), so no number of undeclared
+ * keys can displace one; then the rest, step values (in their map's order)
+ * before the context's pairs (in name order), while room is left. Every
+ * other entry is skipped with reason "too_many_keys". `declared` "any" (the
+ * compatibility preset, where every name is bare) gives no precedence. The
+ * inputs are returned as they are when within the bound. Pure.
  */
 export function capUntrusted(
   stepValues: ReadonlyMap<string, string> | undefined,
   context: ContextExport | undefined,
   max: number,
+  declared: ReadonlySet<string> | "any" = "any",
 ): CappedUntrusted {
   const steps = stepValues?.size ?? 0;
   const pairs = context?.pairs.length ?? 0;
   if (steps + pairs <= max) return { stepValues, context, skipped: [] };
+  const isDeclared = (name: string): boolean => declared !== "any" && declared.has(name);
+  // Two passes over the same order: declared names, then the others.
+  let room = max;
+  const keepStep = new Set<string>();
+  const keepPair = new Set<number>();
+  const contextPairs = context?.pairs ?? [];
+  for (const wantDeclared of [true, false]) {
+    if (declared === "any" && wantDeclared) continue;
+    for (const name of stepValues?.keys() ?? []) {
+      if (room === 0) break;
+      if (declared !== "any" && isDeclared(name) !== wantDeclared) continue;
+      keepStep.add(name);
+      room -= 1;
+    }
+    contextPairs.forEach(([name], index) => {
+      if (room === 0) return;
+      if (declared !== "any" && isDeclared(name) !== wantDeclared) return;
+      keepPair.add(index);
+      room -= 1;
+    });
+  }
   const skipped: LayerSkip[] = [];
   let keptSteps = stepValues;
-  if (stepValues !== undefined && steps > max) {
+  if (stepValues !== undefined && keepStep.size < steps) {
     const kept = new Map<string, string>();
     for (const [name, value] of stepValues) {
-      if (kept.size < max) kept.set(name, value);
+      if (keepStep.has(name)) kept.set(name, value);
       else skipped.push(Object.freeze({ layer: "step", key: name, name, reason: "too_many_keys" }));
     }
     keptSteps = kept;
   }
-  const room = Math.max(0, max - Math.min(steps, max));
   let keptContext = context;
-  if (context !== undefined && pairs > room) {
-    for (const [name] of context.pairs.slice(room)) {
-      const skip: ContextSkip = { key: name, name, reason: "too_many_keys" };
+  if (context !== undefined && keepPair.size < pairs) {
+    const kept: (typeof contextPairs)[number][] = [];
+    contextPairs.forEach((pair, index) => {
+      if (keepPair.has(index)) {
+        kept.push(pair);
+        return;
+      }
+      const skip: ContextSkip = { key: pair[0], name: pair[0], reason: "too_many_keys" };
       skipped.push(Object.freeze({ ...skip, layer: "context" as const }));
-    }
-    keptContext = Object.freeze({
-      pairs: context.pairs.slice(0, room),
-      skipped: context.skipped,
     });
+    keptContext = Object.freeze({ pairs: Object.freeze(kept), skipped: context.skipped });
   }
   return { stepValues: keptSteps, context: keptContext, skipped };
 }

@@ -6,14 +6,18 @@
  * the step late (docs/fallback.md); the native engine's keeper, a thread of
  * the addon's own, does not wait for the loop.
  */
+
 import { constants } from "node:os";
 import { performance } from "node:perf_hooks";
 import type { DeadlinePlan, EndingRecord } from "./deadline-plan.js";
+import { exitedUnreaped } from "./leader-exited.js";
 
 const ESRCH = -constants.errno.ESRCH;
 
 /** The signals an engine can send; -ESRCH once the leader is gone. */
 export interface EndingTarget {
+  /** The leader's pid while it is unreaped (leader-exited.ts reads its state). */
+  readonly pid?: number | undefined;
   kill(signal: number): number;
   killGroup(signal: number): number;
   /** Asks for `signal` to reach the group at the leader's exit, where the engine can. */
@@ -61,7 +65,10 @@ export class JsEnding {
     if (this.#record !== null) return this.#record;
     clearTimeout(this.#timer);
     const plan = this.#plan;
-    const leaderRunning = this.#send(plan.endSignal) !== ESRCH;
+    // A leader that exited before this signal did not end by it (leader-exited.ts);
+    // its group is still signalled, for what it left running.
+    const exitedBefore = exitedUnreaped(this.#target.pid);
+    const leaderRunning = this.#send(plan.endSignal) !== ESRCH && !exitedBefore;
     this.#record = {
       byDeadline,
       leaderRunning,

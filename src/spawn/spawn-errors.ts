@@ -151,6 +151,9 @@ function hidden(target: object, key: string, value: unknown): void {
 export class SubprocessError<Stdout = string | Buffer | null, Stderr = Stdout> extends Error {
   override readonly name = "SubprocessError";
   readonly code = "ERR_EXACTSPAWN_SUBPROCESS_FAILED";
+  /** Why the run failed: the same field, and the same value, as a result's `failure`. */
+  readonly failure: FailureReason;
+  /** @deprecated The former name of `failure`, kept for existing callers. */
   readonly reason: FailureReason;
   /** The program, argv[0] as given (escaped for display). */
   readonly program: string;
@@ -187,6 +190,7 @@ export class SubprocessError<Stdout = string | Buffer | null, Stderr = Stdout> e
       failureMessage(failure),
       failure.cause === undefined ? undefined : { cause: failure.cause },
     );
+    this.failure = failure.reason;
     this.reason = failure.reason;
     this.program = displayName(failure.argv[0] ?? "");
     hidden(this, "command", failure.argv.map(quote).join(" "));

@@ -19,19 +19,12 @@ import type { ArgvSize } from "../env/spill-plan.js";
 import { assertRecordOrMap } from "../env/untrusted-keys.js";
 import { InvalidEnvError, type SizedName } from "../errors.js";
 import { assertKnownOptions, knownKeys } from "../known-options.js";
-import {
-  assertLimitsOption,
-  type Limits,
-  limitsWithChildStack,
-  POINTER_BYTES,
-  probeLimits,
-} from "../limits.js";
-import type { Logger } from "../log.js";
+import { assertLimitsOption, limitsWithChildStack, POINTER_BYTES, probeLimits } from "../limits.js";
+import { type Logger, silentLogger } from "../log.js";
 import { shebangCost } from "../shebang.js";
 import { childStackSoft, normalizeExecControls } from "../spawn/exec-controls.js";
 import { resolveFile } from "../spawn/resolve-file.js";
 import { failedBeforeStart, spawn } from "../spawn/spawn.js";
-import { SPAWN_OPTION_KEYS, type SpawnOptions } from "../spawn/spawn-options.js";
 import type { Subprocess } from "../spawn/subprocess.js";
 import {
   logStepEnd,
@@ -40,7 +33,13 @@ import {
   stepLogger,
   tagStepError,
 } from "./step-identity.js";
-import { handleUntrustedSkips, type UntrustedSkips } from "./untrusted-skips.js";
+import {
+  STEP_ENVELOPE_KEYS,
+  STEP_SPAWN_OPTION_KEYS,
+  type StepEnvelopeOptions,
+  type StepSpawnOptions,
+} from "./step-options.js";
+import { handleUntrustedSkips, reportDrops, type UntrustedSkips } from "./untrusted-skips.js";
 
 export interface RuntimeSpawnHost {
   readonly parentPath: () => string | undefined;
@@ -56,39 +55,22 @@ export interface RuntimeSpawnHost {
   readonly correlationId?: string | undefined;
   /** What a skipped untrusted entry does (undefined: "report"). */
   readonly untrustedSkips?: UntrustedSkips | undefined;
+  /** Called as each child starts: the runtime's first-use notice (inherit-notice.ts). */
+  readonly firstUse?: ((log: Logger) => void) | undefined;
 }
 
-export interface RuntimeSpawnOptions extends Omit<SpawnOptions, "env" | "path"> {
-  /** Untrusted context, exported through the runtime's context policy. */
-  readonly context?: ContextInput;
-  /** Trusted per-call variables. */
-  readonly extra?: Readonly<Record<string, string | undefined>> | ReadonlyMap<string, string>;
-  /** The correlation variable's value, and the id errors and log events carry (as runtime.bash's). */
-  readonly correlationId?: string;
-  /** The child's name: on every error (`error.step`, and in the message) and log event of the call. */
-  readonly step?: string;
-  readonly limits?: Pick<Limits, "execLimit" | "maxArgStrlen">;
+/** runtime.spawn's options: the step envelope, spawn's controls (step-options.ts), and its own. */
+export interface RuntimeSpawnOptions extends StepEnvelopeOptions, StepSpawnOptions {
   /** Called with the inherited variables trimmed to fit (names and sizes): pressure from trusted layers only. */
   readonly onTrim?: (dropped: readonly SizedName[]) => void;
   /** Called with the context entries skipped to fit (names and sizes; reason "aggregate_env_budget"). */
   readonly onSkip?: (skipped: readonly SizedName[]) => void;
 }
 
-/** runtime.spawn's keys: its own, and spawn's except `env` and `path` (the runtime decides both). */
+/** runtime.spawn's keys: the envelope, spawn's except `env` and `path` (the runtime decides both), its own. */
 export const RUNTIME_SPAWN_OPTION_KEYS: ReadonlySet<string> = knownKeys<
-  Omit<RuntimeSpawnOptions, keyof SpawnOptions>
->(
-  {
-    context: true,
-    extra: true,
-    correlationId: true,
-    step: true,
-    limits: true,
-    onTrim: true,
-    onSkip: true,
-  },
-  new Set([...SPAWN_OPTION_KEYS].filter((key) => key !== "env" && key !== "path")),
-);
+  Omit<RuntimeSpawnOptions, keyof StepEnvelopeOptions | keyof StepSpawnOptions>
+>({ onTrim: true, onSkip: true }, STEP_ENVELOPE_KEYS, STEP_SPAWN_OPTION_KEYS);
 
 /**
  * The bytes the kernel's #! loader will add when `file` is a script (0 for a
@@ -141,6 +123,7 @@ export function runtimeSpawn(
   const identity = stepIdentity(given?.step, given?.correlationId, host.correlationId);
   const log = stepLogger(host.logger, identity);
   const startedAt = performance.now();
+  host.firstUse?.(log);
   let child: Subprocess;
   try {
     child = startChild(host, file, args, options, log);
@@ -221,7 +204,8 @@ function startChild(
     argv: { ...argv, bytes: argv.bytes + script },
     limits,
     sizes,
-    log,
+    // Quiet: reported below once per reason, with the call's identity.
+    log: silentLogger(),
   });
   handleUntrustedSkips(
     [
@@ -232,8 +216,12 @@ function startChild(
       ...bounded.skipped.map((s) => ({ name: s.name, reason: "aggregate_env_budget" })),
     ],
     host.untrustedSkips,
-    host.logger,
+    log,
     "runtime.spawn",
+  );
+  reportDrops(
+    log,
+    bounded.dropped.map((d) => ({ ...d, reason: "trimmed" })),
   );
   if (bounded.skipped.length > 0) onSkip?.(bounded.skipped);
   if (bounded.dropped.length > 0) onTrim?.(bounded.dropped);

@@ -57,13 +57,15 @@ export function tagStepError<E>(error: E, identity: StepIdentity): E {
     // may be a value the host put in the environment, the correlation variable).
     if (error instanceof Error && identity.step !== undefined) {
       const before = error.message;
+      // Read first: V8 formats a stack on its first read, from the message
+      // of that moment, so reading it after the change would repeat the prefix.
+      const stack = error.stack;
       const message = `step "${displayName(identity.step)}": ${before}`;
       Object.defineProperty(error, "message", {
         value: message,
         writable: true,
         configurable: true,
       });
-      const stack = error.stack;
       if (typeof stack === "string" && stack.includes(before)) {
         Object.defineProperty(error, "stack", {
           value: stack.replace(before, message),
@@ -113,7 +115,52 @@ export function logStepStart(log: Logger, kind: "bash" | "spawn", facts: StepSta
   log.info({ event: "step.start", kind, ...facts }, "step started");
 }
 
-/** Logs the end at info and, when the call rejects, an error event too: status and duration, never output. */
+/**
+ * How a step ended, read once from what the call settled with (the result
+ * or the error), so the result, the error and the end event cannot disagree:
+ * `failure` is the result's `failure` or the error's (null: it succeeded;
+ * "error" for an error that is not a run failure, e.g. ENOENT), `ok` is
+ * `failure === null`, and `durationMs` is the run's own (the result's or the
+ * error's; the time since the call for what failed before it started).
+ */
+export interface StepRecord {
+  readonly ok: boolean;
+  readonly failure: string | null;
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  readonly durationMs: number;
+}
+
+export function stepRecord(
+  startedAt: number,
+  outcome: { ok: true; value: unknown } | { ok: false; error: unknown },
+): StepRecord {
+  const r = (outcome.ok ? outcome.value : outcome.error) as {
+    exitCode?: unknown;
+    signal?: unknown;
+    failure?: unknown;
+    durationMs?: unknown;
+  } | null;
+  const failure = outcome.ok
+    ? typeof r?.failure === "string"
+      ? r.failure
+      : null
+    : typeof r?.failure === "string"
+      ? r.failure
+      : "error";
+  return {
+    ok: failure === null,
+    failure,
+    exitCode: typeof r?.exitCode === "number" ? r.exitCode : null,
+    signal: typeof r?.signal === "string" ? r.signal : null,
+    durationMs: typeof r?.durationMs === "number" ? r.durationMs : performance.now() - startedAt,
+  };
+}
+
+/**
+ * Logs the end (info, the step's record) and, when the call rejects, an
+ * error event too: status and duration, never output.
+ */
 export function logStepEnd(
   log: Logger,
   kind: "bash" | "spawn",
@@ -121,38 +168,10 @@ export function logStepEnd(
   startedAt: number,
   outcome: { ok: true; value: unknown } | { ok: false; error: unknown },
 ): void {
-  const durationMs = Math.round((performance.now() - startedAt) * 1000) / 1000;
-  const r = (outcome.ok ? outcome.value : outcome.error) as {
-    exitCode?: unknown;
-    signal?: unknown;
-    failure?: unknown;
-    reason?: unknown;
-  } | null;
-  log.info(
-    {
-      event: "step.end",
-      kind,
-      childPid,
-      ok: outcome.ok,
-      exitCode: typeof r?.exitCode === "number" ? r.exitCode : null,
-      signal: typeof r?.signal === "string" ? r.signal : null,
-      failure: outcome.ok
-        ? (r?.failure ?? null)
-        : typeof r?.reason === "string"
-          ? r.reason
-          : "error",
-      durationMs,
-    },
-    "step finished",
-  );
+  const record = stepRecord(startedAt, outcome);
+  log.info({ event: "step.end", kind, childPid, ...record }, "step finished");
   if (outcome.ok) return;
-  const e = outcome.error as {
-    code?: unknown;
-    reason?: unknown;
-    exitCode?: unknown;
-    signal?: unknown;
-    syscall?: unknown;
-  } | null;
+  const e = outcome.error as { code?: unknown; syscall?: unknown } | null;
   const level = (log as { readonly [CHOSEN]?: boolean })[CHOSEN] === false ? "debug" : "error";
   log[level](
     {
@@ -160,11 +179,11 @@ export function logStepEnd(
       kind,
       childPid,
       code: typeof e?.code === "string" ? e.code : undefined,
-      failure: typeof e?.reason === "string" ? e.reason : undefined,
-      exitCode: typeof e?.exitCode === "number" ? e.exitCode : null,
-      signal: typeof e?.signal === "string" ? e.signal : null,
+      failure: record.failure,
+      exitCode: record.exitCode,
+      signal: record.signal,
       syscall: typeof e?.syscall === "string" ? e.syscall : undefined,
-      durationMs,
+      durationMs: record.durationMs,
     },
     "step failed",
   );

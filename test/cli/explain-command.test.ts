@@ -23,6 +23,8 @@ const report = tmp.write("report.txt", `${MARKER}${"r".repeat(20_000)}`);
 const crafted = [
   "--env-file",
   envFile,
+  "--inherit",
+  "all",
   "--exec-limit",
   "8K",
   "--block",
@@ -179,5 +181,51 @@ describe("exactspawn explain", () => {
     expect(run.status).toBe(2);
     expect(run.stderr).toContain("bad.env:2");
     expect(run.stderr).not.toContain(MARKER);
+  });
+});
+
+describe("exactspawn explain: filters and the summary", () => {
+  const big = scratch();
+  afterAll(() => big.remove());
+  const manyKeys = big.write(
+    "context.json",
+    JSON.stringify(Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`key_${i}`, "v"]))),
+  );
+
+  it("a big table prints its summary only, and says how to list it", () => {
+    const run = cli(["explain", "--context-file", manyKeys]);
+    expect(run.status).toBe(0);
+    expect(run.stdout).not.toContain("CTX_KEY_0 ");
+    expect(run.stdout).toMatch(/^totals {7}\d+ variables: /m);
+    expect(run.stdout).toMatch(/^listed {7}none of \d+ variables: filter with --fate/m);
+    const all = cli(["explain", "--context-file", manyKeys, "--all"]);
+    expect(all.stdout).toMatch(/^CTX_KEY_0 /m);
+  });
+
+  it("--fate, --origin and --name filter the rows (and the JSON's variables); totals stay whole", () => {
+    const run = cli([
+      "explain",
+      "--context-file",
+      manyKeys,
+      "--origin",
+      "context",
+      "--name",
+      "CTX_KEY_1?",
+    ]);
+    expect(run.status).toBe(0);
+    const rows = run.stdout.split("\n").filter((line) => line.startsWith("CTX_"));
+    expect(rows).toHaveLength(10);
+    expect(run.stdout).toMatch(/^listed {7}10 of \d+ variables$/m);
+    const json = JSON.parse(
+      cli(["explain", "--json", "--context-file", manyKeys, "--fate", "inline", "--name", "PATH"])
+        .stdout,
+    ) as { variables: { name: string }[]; totals: { variables: number } };
+    expect(json.variables.map((v) => v.name)).toEqual(["PATH"]);
+    expect(json.totals.variables).toBeGreaterThan(300);
+    const bad = cli(["explain", "--fate", "gone"]);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain(
+      "--fate must be one of inline, spilled, trimmed, skipped, dropped",
+    );
   });
 });

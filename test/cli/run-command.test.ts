@@ -5,6 +5,7 @@
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../src/native.js";
@@ -74,6 +75,8 @@ describe("exactspawn run", () => {
       "run",
       "--env-file",
       ENV_FILE,
+      "--inherit",
+      "all",
       "--block",
       "SERVICE_TOKEN",
       "--context",
@@ -211,5 +214,38 @@ describe("exactspawn run: context given up for the budget", () => {
     ]);
     expect(run.status).toBe(0);
     expect(run.stdout).toBe("ran\n");
+  });
+});
+
+describe("exactspawn run --sandbox", () => {
+  it.runIf(process.env["EXACTSPAWN_NATIVE"] !== "0")(
+    "runs the step confined: writes only beneath --writable",
+    () => {
+      const dir = scratch();
+      try {
+        const inside = join(dir.dir, "inside");
+        mkdirSync(inside);
+        const run = cli([
+          "run",
+          "--writable",
+          inside,
+          "--",
+          `touch ${inside}/ok && echo wrote; touch ${dir.dir}/outside || echo refused`,
+        ]);
+        expect(run.stdout).toBe("wrote\nrefused\n");
+        expect(run.status).toBe(0);
+        expect(existsSync(join(inside, "ok"))).toBe(true);
+        expect(existsSync(join(dir.dir, "outside"))).toBe(false);
+      } finally {
+        dir.remove();
+      }
+    },
+  );
+
+  it("names the sandbox options in --help and refuses an unknown one with a hint", () => {
+    expect(cli(["run", "--help"]).stdout).toMatch(/--sandbox[\s\S]*--writable DIR/);
+    const typo = cli(["run", "--writeable", "/tmp", "--", "true"]);
+    expect(typo.status).toBe(2);
+    expect(typo.stderr).toContain('did you mean "--writable"?');
   });
 });

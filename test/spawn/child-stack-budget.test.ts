@@ -66,7 +66,11 @@ describe.runIf(nativeStatus().loaded)("rlimits.stack and the exec budget (native
 
   it("runtime.spawn trims its environment to the child's stack instead of failing", async () => {
     const { logger } = captureLog();
-    const runtime = createRuntime({ parentEnv: { PATH: "/usr/bin:/bin", ...big }, logger });
+    const runtime = createRuntime({
+      inherit: "all",
+      parentEnv: { PATH: "/usr/bin:/bin", ...big },
+      logger,
+    });
     const trimmed: string[] = [];
     const result = await runtime.spawn("/bin/sh", ["-c", "ulimit -s"], {
       rlimits: { stack: STACK },

@@ -90,8 +90,11 @@ async function bash(): Promise<void> {
   const streamed = await runtime.bash("echo hi", { stdio: ["ignore", "inherit", "pipe"] });
   expectTypeOf(streamed.stdout).toEqualTypeOf<null>();
   expectTypeOf(streamed.stderr).toEqualTypeOf<string>();
-  // @ts-expect-error bash steps have no encoding option
-  await runtime.bash("echo hi", { encoding: "buffer" });
+  const bytes = await runtime.bash("echo hi", { encoding: "buffer" });
+  expectTypeOf(bytes.stdout).toEqualTypeOf<Buffer>();
+  expectTypeOf(bytes.output).toEqualTypeOf<string>();
+  // @ts-expect-error a bash step always leads its own process group
+  await runtime.bash("echo hi", { processGroup: false });
 }
 
 // Line iteration yields strings whatever the encoding.

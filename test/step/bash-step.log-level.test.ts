@@ -24,7 +24,11 @@ describe("EXACTSPAWN_LOG_LEVEL=trace", () => {
     expect(stdout.trim()).toBe("done");
     const lines = stderr.trim().split("\n");
     const events = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-    const names = events.flatMap((event) => [String(event["variable"]), String(event["step"])]);
+    const names = events.flatMap((event) => [
+      String(event["variable"]),
+      String(event["step"]),
+      ...((event["names"] as string[] | undefined) ?? []),
+    ]);
     expect(names).toEqual(expect.arrayContaining(["HUGE_INHERITED", "_", "s"]));
     expect(names.some((name) => name.startsWith("INHERITED_"))).toBe(true);
     expect(stderr).not.toContain(SENTINEL);

@@ -23,8 +23,12 @@ function parentEnvFor(script: string, below: number): Record<string, string> {
   const limit = probeLimits().execLimit;
   const parent: Record<string, string> = { PATH: "/usr/bin:/bin", LAST: "" };
   const footprint = () =>
-    execFits(script, [script], createRuntime({ parentEnv: parent }).buildEnv().env, unbounded)
-      .footprint;
+    execFits(
+      script,
+      [script],
+      createRuntime({ inherit: "all", parentEnv: parent }).buildEnv().env,
+      unbounded,
+    ).footprint;
   for (let i = 0; footprint() + FILL + 20 < limit - below; i++) {
     parent[`FILL${String(i).padStart(4, "0")}`] = "f".repeat(FILL);
   }
@@ -45,7 +49,7 @@ describe("runtime.spawn of a #! script at the edge", () => {
   ])(
     "with the plain image %i bytes under the limit, trims %i variable(s) and runs",
     async (below, trims) => {
-      const runtime = createRuntime({ parentEnv: parentEnvFor(script, below) });
+      const runtime = createRuntime({ inherit: "all", parentEnv: parentEnvFor(script, below) });
       const trimmed: SizedName[] = [];
       const result = await runtime.spawn(script, [], { onTrim: (d) => trimmed.push(...d) });
       expect(result.exitCode).toBe(0);

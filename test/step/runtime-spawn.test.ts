@@ -53,7 +53,7 @@ describe("runtime.spawn", () => {
     for (let i = 0; i < 40; i++) {
       parentEnv[`BIG_${String(i).padStart(2, "0")}`] = "b".repeat(100 * KIB + i);
     }
-    const trimmedRuntime = createRuntime({ parentEnv });
+    const trimmedRuntime = createRuntime({ inherit: "all", parentEnv });
     const trims: string[][] = [];
     // At most the real limit (the fallback project probes the 256 KiB floor).
     const limits = {

@@ -125,7 +125,9 @@ describe("log events", () => {
     );
     const child = runtime.spawn("sh", ["-c", "exit 0"], { step: "three" });
     await child;
-    const events = capture.events().filter((e) => typeof e["event"] === "string");
+    const events = capture
+      .events()
+      .filter((e) => typeof e["event"] === "string" && e["event"] !== "step.spilled");
     const brief = events.map((e) => [e["level"], e["event"], e["step"]]);
     expect(brief).toEqual([
       [30, "step.start", "one"],
@@ -148,10 +150,12 @@ describe("log events", () => {
     expect(typeof end["durationMs"]).toBe("number");
     expect(events[4]).toMatchObject({ exitCode: 5, failure: "exit", correlationId: "c-two" });
     expect(events[5]!["childPid"]).toBe(child.pid);
-    // The spill event of step one is bound to the step as well, and names its variable as `variable`.
-    expect(capture.events().find((e) => e["variable"] === "RECIPE_VAR_big")).toMatchObject({
+    // The spill event of step one (one per step, names and sizes) is bound to the step as well.
+    expect(capture.events().find((e) => e["event"] === "step.spilled")).toMatchObject({
       step: "one",
       correlationId: "c-one",
+      count: 1,
+      names: ["RECIPE_VAR_big"],
     });
     for (const line of capture.lines) expect(collisions(line)).toEqual([]);
     for (const event of capture.events()) expect(event).not.toHaveProperty("name");

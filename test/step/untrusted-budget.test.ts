@@ -57,7 +57,12 @@ describe.each([16, 20])("a context of %i values × 126,000 bytes", (count) => {
     ["the default runtime", {}],
     ["the recipe-runner-compat preset", { preset: "recipe-runner-compat" as const }],
   ])("%s: the step runs and keeps every trusted variable", async (_label, options) => {
-    const runtime = createRuntime({ parentEnv, ...options, logger: pino({ level: "silent" }) });
+    const runtime = createRuntime({
+      inherit: "all",
+      parentEnv,
+      ...options,
+      logger: pino({ level: "silent" }),
+    });
     const result = await runtime.bash("cat /proc/$$/environ", { context });
     expect(result.exitCode).toBe(0);
     const env = environOf(result.stdout);
@@ -80,7 +85,7 @@ describe.each([16, 20])("a context of %i values × 126,000 bytes", (count) => {
   });
 
   it("explain's plan names the skipped entries and trims nothing", () => {
-    const runtime = createRuntime({ parentEnv, logger: pino({ level: "silent" }) });
+    const runtime = createRuntime({ inherit: "all", parentEnv, logger: pino({ level: "silent" }) });
     const plan = runtime.planBash("true", { context });
     const skipped = plan.variables.filter((v) => v.reason === "aggregate_env_budget");
     expect(skipped.every((v) => v.fate === "skipped" && v.origin === "context")).toBe(true);
@@ -90,7 +95,7 @@ describe.each([16, 20])("a context of %i values × 126,000 bytes", (count) => {
   });
 
   it("runtime.spawn keeps the trusted variables and reports the skips", async () => {
-    const runtime = createRuntime({ parentEnv, logger: pino({ level: "silent" }) });
+    const runtime = createRuntime({ inherit: "all", parentEnv, logger: pino({ level: "silent" }) });
     const skips: string[] = [];
     const trims: string[] = [];
     const result = await runtime.spawn("cat", ["/proc/self/environ"], {
@@ -109,7 +114,11 @@ describe.each([16, 20])("a context of %i values × 126,000 bytes", (count) => {
 it("trusted pressure alone still trims inherited variables (and only then)", () => {
   const heavy: Record<string, string> = { PATH: parentEnv["PATH"]!, ...TRUSTED };
   for (let i = 0; i < 40; i++) heavy[`HOST_BIG_${i}`] = "t".repeat(100_000);
-  const runtime = createRuntime({ parentEnv: heavy, logger: pino({ level: "silent" }) });
+  const runtime = createRuntime({
+    inherit: "all",
+    parentEnv: heavy,
+    logger: pino({ level: "silent" }),
+  });
   const plan = runtime.planBash("true", { context: { small: "s" } });
   expect(plan.variables.some((v) => v.fate === "trimmed")).toBe(true);
   // Trimming is sized to the trusted variables' own overflow; the small context entry still fits.
@@ -140,7 +149,11 @@ describe("empty and null step values are charged to the untrusted side", () => {
     ["3,000 null values", emptyValues(3_000, null)],
     ["20 empty values under 120 KB names", emptyValues(20, "", 120_000)],
   ])("%s: the child keeps every trusted variable", async (_label, values) => {
-    const runtime = createRuntime({ parentEnv: heavier, logger: pino({ level: "silent" }) });
+    const runtime = createRuntime({
+      inherit: "all",
+      parentEnv: heavier,
+      logger: pino({ level: "silent" }),
+    });
     const result = await runtime.bash("cat /proc/$$/environ", { values, limits });
     expect(result.exitCode).toBe(0);
     const env = environOf(result.stdout);
@@ -157,7 +170,11 @@ describe("empty and null step values are charged to the untrusted side", () => {
     // inline by the 64 KiB rule, that do not fit beside the trusted variables.
     const keys = Array.from({ length: 700 }, (_, i) => `v${i}`.padEnd(50, "_"));
     const values = Object.fromEntries(keys.map((k, i) => [k, `${i}`.padEnd(600, "x")]));
-    const runtime = createRuntime({ parentEnv: heavier, logger: pino({ level: "silent" }) });
+    const runtime = createRuntime({
+      inherit: "all",
+      parentEnv: heavier,
+      logger: pino({ level: "silent" }),
+    });
     const plan = runtime.planBash("true", { values, limits });
     expect(plan.variables.filter((v) => v.fate === "trimmed")).toEqual([]);
     expect(plan.scriptMode).toBe("file");
@@ -177,7 +194,11 @@ describe("empty and null step values are charged to the untrusted side", () => {
 
   it("when not even the loader fits, nothing spills and the spilled values are skipped", async () => {
     // Trusted variables leave fewer bytes than the script loader needs beside them.
-    const alone = createRuntime({ parentEnv: heavier, logger: pino({ level: "silent" }) });
+    const alone = createRuntime({
+      inherit: "all",
+      parentEnv: heavier,
+      logger: pino({ level: "silent" }),
+    });
     const trustedFootprint = alone.planBash("true", { limits }).footprint;
     const tight = { execLimit: trustedFootprint + 20, maxArgStrlen: 131_072 };
     const values = { big: "b".repeat(5_000), empty: "" };

@@ -47,7 +47,7 @@ describe("context must be a record or a Map", () => {
 });
 
 describe('untrustedSkips: "report" (the default)', () => {
-  it("logs one WARN naming every skipped variable, never a value, and lists them in the result", async () => {
+  it("logs one WARN per reason naming the skipped variables, never a value, and lists them in the result", async () => {
     const log = captureLog();
     const runtime = createRuntime({ parentEnv, logger: log.logger });
     const result = await runtime.bash("true", {
@@ -58,10 +58,11 @@ describe('untrustedSkips: "report" (the default)', () => {
     expect(result.skipped.map((s) => s.name)).toEqual(
       expect.arrayContaining(["RECIPE_VAR_my-key", "CTX_BAD KEY"]),
     );
-    const events = log.events().filter((e) => Array.isArray(e["skipped"]));
-    expect(events).toHaveLength(1);
+    const events = log.events().filter((e) => e["event"] === "step.skipped");
+    expect(events.map((e) => e["reason"])).toEqual(["invalid_identifier"]);
     expect(events[0]!["level"]).toBe(40);
-    const named = (events[0]!["skipped"] as { variable: string }[]).map((s) => s.variable);
+    expect(events[0]!["count"]).toBe(2);
+    const named = events[0]!["names"] as string[];
     expect(named).toEqual(expect.arrayContaining(["RECIPE_VAR_my-key", "CTX_BAD KEY"]));
     for (const line of log.lines) expect(line).not.toContain(SECRET);
   });
@@ -70,7 +71,7 @@ describe('untrustedSkips: "report" (the default)', () => {
     const log = captureLog();
     const runtime = createRuntime({ parentEnv, logger: log.logger });
     await runtime.spawn("true", [], { context: { "bad key": SECRET } });
-    const events = log.events().filter((e) => Array.isArray(e["skipped"]));
+    const events = log.events().filter((e) => e["event"] === "step.skipped");
     expect(events).toHaveLength(1);
     for (const line of log.lines) expect(line).not.toContain(SECRET);
   });

@@ -1,5 +1,5 @@
 /**
- * "Did you mean" for the command line: the known word closest to what was
+ * "Did you mean" for the command line and for option objects: the known word closest to what was
  * typed, when it is close enough to be a typo (Damerau–Levenshtein distance
  * with adjacent transpositions, at most 2, and less than half the word).
  */
