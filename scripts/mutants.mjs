@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // npm run test:mutants [-- --only NAME[,NAME…]] [--list] [--skip-native] [--keep] [--no-baseline]
+//                         [--timeout SECONDS]
 //
 // Removes each control of test/mutants/table.mjs once, runs the tests its row
 // names, and prints whether they went red. The working tree is never touched:
@@ -8,19 +9,25 @@
 // mutant is applied there, the native ones rebuilt (`node-gyp build`, which
 // recompiles the changed file and relinks; `node-gyp rebuild` once when the
 // tree has no build), the row's test files run (vitest, native project) and
-// the file restored. A row whose search text is not found exactly once stops
+// the file restored. Before the first mutant the rows' test files run once
+// unmutated (the baseline): red means nothing if they fail anyway. A mutant
+// whose tests run past --timeout (300 s) is killed with its process group and
+// counts as red (timeout): vitest cannot interrupt a loop that never yields.
+// A row whose search text is not found exactly once stops
 // everything before any test runs, so the table cannot rot silently.
 //
 // Exit status: 0 when every mutant went red (rows marked `equivalent` are not
 // run), 1 when one stayed green or could not be built or compiled, 2 for a
 // usage error or a table that does not match the sources.
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import {
+  chmodSync,
   cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  rmdirSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -34,20 +41,32 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
 function usage(message) {
   process.stderr.write(
-    `mutants: ${message}\nusage: npm run test:mutants -- [--only NAME[,NAME...]] [--list] [--skip-native] [--keep] [--no-baseline]\n`,
+    `mutants: ${message}\nusage: npm run test:mutants -- [--only NAME[,NAME...]] [--list] [--skip-native] [--keep] [--no-baseline] [--timeout SECONDS]\n`,
   );
   process.exit(2);
 }
 
 function parseArgs(argv) {
-  const options = { only: [], list: false, skipNative: false, keep: false, baseline: true };
+  const options = {
+    only: [],
+    list: false,
+    skipNative: false,
+    keep: false,
+    baseline: true,
+    timeout: 300,
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === "--list") options.list = true;
     else if (arg === "--skip-native") options.skipNative = true;
     else if (arg === "--keep") options.keep = true;
     else if (arg === "--no-baseline") options.baseline = false;
-    else if (arg === "--only") {
+    else if (arg === "--timeout") {
+      options.timeout = Number(argv[++i]);
+      if (!Number.isInteger(options.timeout) || options.timeout <= 0) {
+        usage("--timeout needs a whole number of seconds");
+      }
+    } else if (arg === "--only") {
       const value = argv[++i];
       if (value === undefined) usage("--only needs a name");
       options.only.push(...value.split(",").filter((name) => name !== ""));
@@ -98,6 +117,8 @@ function tail(text, lines = 25) {
 /** A copy of the tree as it is now (uncommitted edits included), node_modules linked. */
 function scratchCopy() {
   const dir = mkdtempSync(join(tmpdir(), "exactspawn-mutants-"));
+  // Tests run hosts as other users (a test user, nobody) from the package root.
+  chmodSync(dir, 0o755);
   const files = execFileSync(
     "git",
     ["ls-files", "-z", "--cached", "--others", "--exclude-standard"],
@@ -139,7 +160,64 @@ function compileDist(dir, log) {
   return result;
 }
 
-function vitest(dir, tests, log) {
+/** The cgroup2 mount point (from mountinfo, never assumed), or undefined. */
+function cgroup2Root() {
+  for (const line of readFileSync("/proc/self/mountinfo", "utf8").split("\n")) {
+    const fields = line.split(" ");
+    const dash = fields.indexOf("-");
+    if (dash > 0 && fields[dash + 1] === "cgroup2") return fields[4];
+  }
+  return undefined;
+}
+
+/**
+ * A cgroup of its own for one test run, so everything the run started — a
+ * mutant can leave children that ignore every signal, or loop for ever — is
+ * ended with cgroup.kill, setsid daemons included. Undefined where no cgroup
+ * can be made (then only the run's process group is ended on a timeout).
+ */
+function makeCgroup() {
+  const base = cgroup2Root();
+  if (base === undefined) return undefined;
+  try {
+    return mkdtempSync(join(base, "exactspawn-mutants-"));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Kills what is left in `cgroup`, waits until it is empty, removes it; the commands it held. */
+function endCgroup(cgroup) {
+  const procs = () =>
+    readFileSync(join(cgroup, "cgroup.procs"), "utf8")
+      .split("\n")
+      .filter((pid) => pid !== "");
+  const left = procs().map((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").trim();
+    } catch {
+      return pid;
+    }
+  });
+  if (left.length > 0) writeFileSync(join(cgroup, "cgroup.kill"), "1");
+  const until = Date.now() + 30_000;
+  while (/populated 1/.test(readFileSync(join(cgroup, "cgroup.events"), "utf8"))) {
+    if (Date.now() > until) throw new Error(`mutants: ${cgroup} does not empty`);
+    spawnSync("sleep", ["0.1"]);
+  }
+  rmdirSync(cgroup);
+  return left;
+}
+
+/**
+ * The test files, native project, in a process group (and a cgroup) of
+ * their own: a mutant can make a test loop for ever (a cycle check
+ * removed), which vitest cannot interrupt, so past `seconds` the run is
+ * killed and the row counts as killed by the timeout. Resolves to
+ * { status, stdout, timedOut, left } (`left`: commands still running after
+ * the run, then killed).
+ */
+function vitest(dir, tests, log, seconds) {
   const args = [
     join(root, "node_modules/vitest/vitest.mjs"),
     "run",
@@ -147,7 +225,46 @@ function vitest(dir, tests, log) {
     "native",
     ...tests,
   ];
-  return run(process.execPath, args, dir, log);
+  const cgroup = makeCgroup();
+  // The shell joins the cgroup before it execs vitest: nothing starts outside it.
+  const [command, argv] =
+    cgroup === undefined
+      ? [process.execPath, args]
+      : [
+          "/bin/sh",
+          ["-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', cgroup, process.execPath, ...args],
+        ];
+  return new Promise((resolve) => {
+    const child = spawn(command, argv, {
+      cwd: dir,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      output += chunk;
+    });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      if (cgroup !== undefined) writeFileSync(join(cgroup, "cgroup.kill"), "1");
+      // Node reaps the leader and emits its exit in one step: no exit code yet means unreaped.
+      else if (child.exitCode === null && child.signalCode === null) {
+        process.kill(-child.pid, "SIGKILL"); // pid pinned: the group's leader is our unreaped child
+      }
+    }, seconds * 1000);
+    child.on("close", (status) => {
+      clearTimeout(timer);
+      const left = cgroup === undefined ? [] : endCgroup(cgroup);
+      const note =
+        left.length === 0 ? "" : `\nleft running after the run, killed: ${left.join("; ")}\n`;
+      writeFileSync(log, `$ vitest ${args.slice(1).join(" ")}\n${output}${note}`);
+      resolve({ status, stdout: output, timedOut, left });
+    });
+  });
 }
 
 function list() {
@@ -160,16 +277,16 @@ function list() {
 
 function printTable(results) {
   const width = Math.max(...results.map((r) => r.name.length), 7);
-  const lines = [`${"mutant".padEnd(width)}  kind    result      seconds`];
+  const lines = [`${"mutant".padEnd(width)}  kind    result         seconds`];
   for (const r of results) {
     lines.push(
-      `${r.name.padEnd(width)}  ${(r.native ? "native" : "ts").padEnd(6)}  ${r.result.padEnd(10)}  ${r.seconds ?? ""}`,
+      `${r.name.padEnd(width)}  ${(r.native ? "native" : "ts").padEnd(6)}  ${r.result.padEnd(13)}  ${r.seconds ?? ""}`,
     );
   }
   process.stdout.write(`\n${lines.join("\n")}\n`);
 }
 
-function main() {
+async function main() {
   const options = parseArgs(process.argv.slice(2));
   if (options.list) {
     list();
@@ -206,8 +323,8 @@ function main() {
     if (options.baseline && live.length > 0) {
       const tests = [...new Set(live.flatMap((row) => row.tests))];
       process.stdout.write(`mutants: baseline: ${tests.length} test files, unmutated\n`);
-      const base = vitest(dir, tests, join(logs, "baseline.log"));
-      if (base.status !== 0) {
+      const base = await vitest(dir, tests, join(logs, "baseline.log"), options.timeout * 4);
+      if (base.status !== 0 || base.timedOut) {
         process.stderr.write(
           `mutants: the tests fail without any mutant, so red would prove nothing:\n${tail(base.stdout + base.stderr)}\n`,
         );
@@ -235,7 +352,7 @@ function main() {
       process.stdout.write(`mutants: ${row.name} (${row.file}) …\n`);
       let result;
       try {
-        result = mutantResult(dir, row, logs);
+        result = await mutantResult(dir, row, logs, options.timeout);
       } finally {
         writeFileSync(path, original);
       }
@@ -249,7 +366,8 @@ function main() {
     else rmSync(dir, { recursive: true, force: true });
   }
   printTable(results);
-  const bad = results.filter((r) => r.result !== "red" && r.result !== "equivalent");
+  const killed = new Set(["red", "red (timeout)", "equivalent"]);
+  const bad = results.filter((r) => !killed.has(r.result));
   if (bad.length > 0) {
     process.stdout.write(
       `\n${bad.length} mutant(s) not killed: ${bad.map((r) => r.name).join(", ")}\n`,
@@ -259,8 +377,8 @@ function main() {
   return 0;
 }
 
-/** "red", "green", or "error: …" (a mutant that does not build or compile proves nothing). */
-function mutantResult(dir, row, logs) {
+/** "red", "red (timeout)", "green", or "error: …" (a mutant that does not build or compile proves nothing). */
+async function mutantResult(dir, row, logs, seconds) {
   const log = (step) => join(logs, `${row.name}.${step}.log`);
   if (row.native) {
     const build = nodeGyp(dir, "build", log("build"));
@@ -275,7 +393,13 @@ function mutantResult(dir, row, logs) {
       return "error: compile";
     }
   }
-  const tests = vitest(dir, row.tests, log("vitest"));
+  const tests = await vitest(dir, row.tests, log("vitest"), seconds);
+  if (tests.left.length > 0) {
+    process.stdout.write(
+      `mutants: ${row.name} left ${tests.left.length} process(es) running, killed\n`,
+    );
+  }
+  if (tests.timedOut) return "red (timeout)";
   if (tests.status === 0) {
     process.stdout.write(`${tail(tests.stdout, 12)}\n`);
     return "green";
@@ -284,5 +408,5 @@ function mutantResult(dir, row, logs) {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  process.exitCode = main();
+  process.exitCode = await main();
 }
