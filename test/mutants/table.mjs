@@ -132,6 +132,24 @@ export const MUTANTS = [
     tests: ["test/step/bash-step.test.ts"],
   },
   {
+    name: "preamble-fails-closed",
+    control: "Fail-closed preamble",
+    file: "src/step/preamble.ts",
+    search: `|| \${failWith("the spilled env values")}`,
+    replace: "|| true",
+    native: false,
+    tests: ["test/step/preamble.test.ts"],
+  },
+  {
+    name: "exec-footprint-checked",
+    control: "No raw E2BIG",
+    file: "src/spawn/spawn-request.ts",
+    search: "if (!fit.fits)",
+    replace: "if (false && !fit.fits)",
+    native: false,
+    tests: ["test/spawn/behaviour-native.test.ts"],
+  },
+  {
     name: "sandbox-paths-link-beneath-writable",
     control: SANDBOX,
     file: "src/spawn/sandbox-paths.ts",
@@ -514,7 +532,5 @@ export const UNMUTATED = {
   "Untrusted bytes never evict trusted ones":
     "no row yet (a row would charge untrusted entries to the trusted side in src/env/bounded-env.ts)",
   "Spill through descriptors": "no row yet (a row would write spilled values to a named file)",
-  "Fail-closed preamble": "no row yet (a row would drop the record-count check of the preamble)",
-  "No raw E2BIG": "no row yet (a row would skip the footprint check before spawning)",
   "Exact envp": "no row yet (a row would append a parent variable in the addon)",
 };
