@@ -1,0 +1,82 @@
+/**
+ * Landlock alone (`readOnlyView: false`, what a host without the view gets)
+ * refuses the two writes to an existing file outside `writable` that create
+ * nothing: appending to it (the write-file right; creating, removing and
+ * O_TRUNC are other rights, which sandbox.test.ts sees) and truncate(2) by
+ * path (the truncate right, ABI 3). The file belongs to the child's own user
+ * (root here, with no capability left), so only Landlock stands in the way.
+ * Found by the mutation run of issue 27: with either right left unhandled the
+ * rest of the suite stayed green.
+ *
+ * Seen red with `npm run test:mutants -- --only landlock-write-handled` and
+ * `--only landlock-truncate-handled`.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { nativeStatus, type SandboxOptions, sandboxSupport, spawn } from "../../src/index.js";
+
+const support = nativeStatus().loaded ? sandboxSupport() : undefined;
+const full = support !== undefined && support.missing.length === 0;
+
+// Made only where the tests run (a skipped file runs no afterAll).
+const base = full ? mkdtempSync(join(tmpdir(), "exactspawn-landlock-writes-")) : "/nonexistent";
+const inside = join(base, "inside");
+const outside = join(base, "outside");
+if (full) {
+  mkdirSync(inside);
+  mkdirSync(outside);
+}
+afterAll(() => {
+  if (full) rmSync(base, { recursive: true, force: true });
+});
+
+const box: SandboxOptions = { writable: [inside], readOnlyView: false };
+
+async function python(code: string, path: string) {
+  const child = await spawn("/usr/bin/python3", ["-c", code, path], { sandbox: box });
+  return String(child.stdout).trim();
+}
+
+// Prints 0, or the errno of the refusal.
+const APPEND = [
+  "import sys",
+  "try:",
+  "    with open(sys.argv[1], 'a') as f: f.write('appended')",
+  "    print(0)",
+  "except OSError as e:",
+  "    print(e.errno)",
+].join("\n");
+const TRUNCATE = [
+  "import os, sys",
+  "try:",
+  "    os.truncate(sys.argv[1], 0)",
+  "    print(0)",
+  "except OSError as e:",
+  "    print(e.errno)",
+].join("\n");
+
+describe.runIf(full)("sandbox: Landlock refuses writes that create nothing", () => {
+  it("appending to an existing file outside writable (EACCES); inside it works", async () => {
+    const target = join(outside, "append");
+    writeFileSync(target, "intact");
+    expect(await python(APPEND, target)).toBe("13");
+    expect(readFileSync(target, "utf8")).toBe("intact");
+    const own = join(inside, "append");
+    writeFileSync(own, "x");
+    expect(await python(APPEND, own)).toBe("0"); // the oracle
+    expect(readFileSync(own, "utf8")).toBe("xappended");
+  });
+
+  it("truncate(2) of a file outside writable by path (EACCES); inside it works", async () => {
+    const target = join(outside, "truncate");
+    writeFileSync(target, "intact");
+    expect(await python(TRUNCATE, target)).toBe("13");
+    expect(readFileSync(target, "utf8")).toBe("intact");
+    const own = join(inside, "truncate");
+    writeFileSync(own, "x");
+    expect(await python(TRUNCATE, own)).toBe("0"); // the oracle
+    expect(readFileSync(own, "utf8")).toBe("");
+  });
+});
