@@ -15,6 +15,7 @@ import { firstLine } from "./errors.js";
 import { currentRuntime, type ExitWatch, wantsHostLoop } from "./exit-watch-mode.js";
 import { hostLoggerSet, libraryChild, logger, stderrLogger } from "./log.js";
 import { hostLibc, locateAddon } from "./native-locate.js";
+import { loadedFile, mappedNow, openFirst } from "./native-open.js";
 
 /** One probed field: a number, "unlimited", or the errno name of a failed read. */
 export interface RawProbedValue {
@@ -250,6 +251,8 @@ export interface NativeStatus {
   readonly platform: string;
   /** Who waits for exits (src/exit-watch-mode.ts); undefined when the addon is not in use. */
   readonly exitWatch?: ExitWatch | undefined;
+  /** The addon file the dynamic loader mapped (read from /proc/self/maps); undefined when not in use or not seen. */
+  readonly file?: string | undefined;
 }
 
 export const PACKAGE_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -315,11 +318,16 @@ function load(): { binding: NativeBinding | null; status: NativeStatus } {
   try {
     const located = locateAddon(PACKAGE_ROOT);
     if (located.path === undefined) throw new Error(located.reason);
-    binding = createRequire(import.meta.url)(located.path) as NativeBinding;
+    const before = mappedNow();
+    const require = createRequire(import.meta.url);
+    const opened = openFirst(located.fitting, (path) => require(path) as NativeBinding);
+    if (opened.module === undefined) throw new Error(opened.failures.join("; "));
+    binding = opened.module;
+    const file = loadedFile(opened.path, before, mappedNow());
     const shortfall = kernelShortfall(binding);
     if (shortfall === undefined) {
       const exitWatch = binding.useHostLoop?.(wantsHostLoop(currentRuntime()));
-      return { binding, status: { loaded: true, reason: undefined, platform, exitWatch } };
+      return { binding, status: { loaded: true, reason: undefined, platform, exitWatch, file } };
     }
     cause = shortfall;
     failure = new Error(shortfall);
