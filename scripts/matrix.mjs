@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // The platform matrix.
 //   node scripts/matrix.mjs [--core] [--only node22,bun,...]
-//       runs scripts/matrix-core.mjs (load, exact envp, async and sync spawn,
-//       exit and signal, a spilled 300 KB bash value, a sandbox, exit) under
-//       this Node, Node 22/24/26 (x64), Node 24 for arm64 under qemu-aarch64,
-//       Bun and Deno, and prints the table: platform, runtime, version, the
+//       runs scripts/matrix-core.mjs (require and import, load, exact envp,
+//       async and sync spawn, exit and signal, streamed output, a spilled
+//       300 KB bash value, a sandbox, exit) under this Node, the engines floor
+//       (Node 20.19 and 22.12), Node 22/24/26 (x64), Node 24 for arm64 under
+//       qemu-aarch64, Bun (glibc and musl builds) and Deno, and prints the table: platform, runtime, version, the
 //       addon file in use (or the fallback and why), result. The musl rows
 //       run no JavaScript (none runs on musl here): scripts/musl-core.mjs
 //       builds the addon's native core into a static driver and runs it.
@@ -49,6 +50,13 @@ function runtimes() {
       runtime: "node",
       command: () => [process.execPath],
     },
+    // The engines floor (package.json): where require(esm) first works on each line.
+    ...["20", "22"].map((v) => ({
+      key: `node${v}-floor`,
+      platform: "linux-x64",
+      runtime: "node",
+      command: () => [toolchainBin(`node${v}Floor`)],
+    })),
     ...["22", "24", "26"].map((v) => ({
       key: `node${v}`,
       platform: "linux-x64",
@@ -66,6 +74,18 @@ function runtimes() {
       command: () => ["qemu-aarch64", "-L", QEMU_SYSROOT, toolchainBin("nodeArm64")],
     },
     { key: "bun", platform: "linux-x64", runtime: "bun", command: () => [toolchainBin("bun")] },
+    {
+      key: "bun-musl",
+      platform: "linux-x64-musl",
+      runtime: "bun",
+      unavailable: () => {
+        const run = spawnSync(toolchainBin("bunMusl"), ["--version"], { encoding: "utf8" });
+        return run.status === 0
+          ? undefined
+          : `Bun's musl build does not start here: ${(run.stderr || "").trim().split("\n")[0]}`;
+      },
+      command: () => [toolchainBin("bunMusl")],
+    },
     {
       key: "deno",
       platform: "linux-x64",
@@ -154,7 +174,8 @@ function core(selected) {
         cwd: root,
         encoding: "utf8",
         env,
-        timeout: 300_000,
+        // A step that never settles fails on its own (matrix-core.mjs); this bounds the rest.
+        timeout: 120_000,
       },
     );
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
@@ -175,6 +196,8 @@ function core(selected) {
     }
     if (report && !exitOk && failed.length === 0)
       result = `FAIL at exit (${run.status ?? run.signal}): ${crash.slice(0, 300)}`;
+    if (report === undefined && run.error?.code === "ETIMEDOUT")
+      result = "FAIL: did not finish within 120 s";
     const addon =
       report === undefined
         ? `${relative(root, where) || "none"} (did not finish)`
