@@ -298,13 +298,21 @@ function kernelShortfall(binding: NativeBinding): string | undefined {
  * one line on stderr. A fallback chosen on purpose is noticed by the fallback
  * engine instead, at `warn` (src/spawn/fallback-engine.ts).
  */
-function warnFallback(platform: string, cause: string): void {
+function warnFallback(platform: string, cause: string, remedy: string | undefined): void {
   const chosen = hostLoggerSet() || (process.env["EXACTSPAWN_LOG_LEVEL"] ?? "") !== "";
   (chosen ? logger() : libraryChild(stderrLogger("warn"))).error(
-    { platform, cause },
+    remedy === undefined ? { platform, cause } : { platform, cause, remedy },
     "exactspawn: native addon unavailable, using the child_process fallback",
   );
 }
+
+/**
+ * What builds the addon where no file fits or loads: the package's install
+ * script, which npm 11 runs for a dependency only once approved.
+ */
+const BUILD_REMEDY =
+  "build it with `npm rebuild exactspawn` (needs make, a C++ compiler and python3; " +
+  "where npm asks, first `npm install-scripts approve exactspawn`)";
 
 function load(): { binding: NativeBinding | null; status: NativeStatus } {
   const platform = platformTuple();
@@ -315,6 +323,7 @@ function load(): { binding: NativeBinding | null; status: NativeStatus } {
   let binding: NativeBinding | null = null;
   let cause: string;
   let failure: unknown;
+  let remedy: string | undefined = BUILD_REMEDY;
   try {
     const located = locateAddon(PACKAGE_ROOT);
     if (located.path === undefined) throw new Error(located.reason);
@@ -331,6 +340,7 @@ function load(): { binding: NativeBinding | null; status: NativeStatus } {
     }
     cause = shortfall;
     failure = new Error(shortfall);
+    remedy = undefined;
   } catch (error) {
     cause = firstLine(error);
     failure = error;
@@ -339,7 +349,7 @@ function load(): { binding: NativeBinding | null; status: NativeStatus } {
   if ((process.env["EXACTSPAWN_NATIVE"] ?? "").toLowerCase() === "required") {
     throw new Error(reason, { cause: failure });
   }
-  warnFallback(platform, cause);
+  warnFallback(platform, cause, remedy);
   return { binding: null, status: { loaded: false, reason, platform } };
 }
 
