@@ -62,10 +62,15 @@ describe("README.md", () => {
 
   it("is for a user on a first visit: install line, Node floor, no engineering figures up front", () => {
     expect(README).toContain("npm install exactspawn");
-    // The floor the README names is the one package.json's engines enforces.
-    const floor = /^>=(\d+\.\d+)/.exec(pkg.engines.node)?.[1];
-    expect(floor).toBeDefined();
-    expect(README).toContain(`Node.js ≥ ${floor}`);
+    // The floors the README names are the ones package.json's engines enforces
+    // ("^20.19.0 || >=22.12.0": one per range).
+    const floors = pkg.engines.node.split("||").map((range) => /(\d+\.\d+)\.0/.exec(range)?.[1]);
+    expect(floors.length).toBeGreaterThan(0);
+    for (const floor of floors) {
+      expect(floor).toBeDefined();
+      expect(README).toContain(`≥ ${floor}`);
+    }
+    expect(README).toMatch(/Node\.js ≥ \d/);
     const firstScreen = README.split("\n").slice(0, 40).join("\n");
     expect(firstScreen).not.toMatch(/µs|×|spawns\/s/);
     expect(firstScreen).toMatch(/```js\n/);
