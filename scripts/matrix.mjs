@@ -8,7 +8,9 @@
 //       qemu-aarch64, Bun (glibc and musl builds) and Deno, and prints the table: platform, runtime, version, the
 //       addon file in use (or the fallback and why), result. The musl rows
 //       run no JavaScript (none runs on musl here): scripts/musl-core.mjs
-//       builds the addon's native core into a static driver and runs it.
+//       builds the addon's native core into a static driver and runs it, and
+//       scripts/matrix-musl-layout.mjs runs a musl program in each layout musl
+//       is installed in and checks the library tells musl from its evidence.
 //   node scripts/matrix.mjs --suite 24 [test files...]
 //       runs the whole vitest suite (or the files given) under Node 24 (22 and
 //       26 likewise) and ends with one line: Node version, addon file in use,
@@ -21,6 +23,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { muslLayoutMissing, runMuslLayouts } from "./matrix-musl-layout.mjs";
 import { runSuite } from "./matrix-suite.mjs";
 import {
   MUSL_CORE_VERSION,
@@ -41,6 +44,9 @@ const EXPECTED = {};
 const QEMU_SYSROOT = "/usr/aarch64-linux-gnu";
 /** What the musl rows run instead of a JavaScript runtime and the addon file. */
 const DRIVER_ADDON = "native core, static driver (no musl JS runtime here)";
+
+/** The musl layout rows' one run (scripts/matrix-musl-layout.mjs). */
+let layouts;
 
 function runtimes() {
   return [
@@ -92,6 +98,22 @@ function runtimes() {
       runtime: "deno",
       command: () => [toolchainBin("deno"), "run", "-A"],
     },
+    ...[0, 1, 2].map((index) => ({
+      key: `musl-layout-${index}`,
+      platform: "linux-x64-musl",
+      runtime: "none",
+      unavailable: muslLayoutMissing,
+      driver: async () => {
+        layouts ??= runMuslLayouts();
+        const row = (await layouts)[index];
+        return {
+          version: "musl-gcc",
+          addon: `C library told (no addon loaded): ${row.layout}`,
+          result: `${row.ok ? "pass" : "FAIL"} (interpreter ${row.interpreter}, mapped ${row.mapped}: ${row.both}; from the maps alone: ${row.mapsAlone})`,
+          ok: row.ok,
+        };
+      },
+    })),
     ...Object.entries(MUSL_TARGETS).map(([arch, target]) => ({
       key: `musl-${arch}`,
       platform: target.platform,
@@ -123,7 +145,7 @@ function version(command) {
 const LOCATE = `const m = await import(${JSON.stringify(join(root, "dist/native-locate.js"))});
 console.log(m.locateAddon(${JSON.stringify(root)}).path ?? "");`;
 
-function core(selected) {
+async function core(selected) {
   const rows = [];
   for (const r of runtimes()) {
     if (selected && !selected.includes(r.key)) continue;
@@ -136,7 +158,7 @@ function core(selected) {
     if (r.driver) {
       let outcome;
       try {
-        outcome = r.driver();
+        outcome = await r.driver();
       } catch (error) {
         outcome = { version: "-", result: `unavailable: ${error.message}`, ok: false };
       }
@@ -233,7 +255,7 @@ if (suite !== undefined) {
 if (!existsSync(join(root, "dist/index.js"))) {
   spawnSync("npm", ["run", "--silent", "compile"], { cwd: root, stdio: "inherit" });
 }
-const rows = core(flagValue("--only")?.split(","));
+const rows = await core(flagValue("--only")?.split(","));
 console.log(table(rows));
 const unexpected = rows.filter((r) => r.ok === false && !EXPECTED[r.key]);
 process.exit(unexpected.length > 0 ? 1 : 0);
