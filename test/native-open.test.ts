@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../src/native.js";
 import { locateAddon } from "../src/native-locate.js";
 import { loadedFile, mappedNodeFiles, openFirst } from "../src/native-open.js";
@@ -61,18 +61,23 @@ const shipped = locateAddon(PACKAGE_ROOT).path;
 describe.runIf(shipped !== undefined && process.env["EXACTSPAWN_NATIVE"] !== "0")(
   "a package whose first fitting file does not load",
   () => {
-    const root = mkdtempSync(join(tmpdir(), "exactspawn-open-"));
+    // Made in beforeAll: a skipped describe's body still runs, its hooks do not.
+    let root = "";
+    let dir = "";
+    beforeAll(() => {
+      root = mkdtempSync(join(tmpdir(), "exactspawn-open-"));
+      dir = join(root, "prebuilds", `linux-${process.arch}`);
+      mkdirSync(dir, { recursive: true });
+      const good = readFileSync(shipped as string);
+      // The same file marked as an executable (e_type 2): its machine and C
+      // library read as fitting, but the dynamic loader refuses it.
+      const refused = Buffer.from(good);
+      refused.writeUInt16LE(2, 16);
+      const libc = /\.musl\.node$/.test(shipped as string) ? "musl" : "glibc";
+      writeFileSync(join(dir, `exactspawn.${libc}.node`), refused);
+      writeFileSync(join(dir, "exactspawn.node"), good);
+    });
     afterAll(() => rmSync(root, { recursive: true, force: true }));
-    const dir = join(root, "prebuilds", `linux-${process.arch}`);
-    mkdirSync(dir, { recursive: true });
-    const good = readFileSync(shipped as string);
-    // The same file marked as an executable (e_type 2): its machine and C
-    // library read as fitting, but the dynamic loader refuses it.
-    const refused = Buffer.from(good);
-    refused.writeUInt16LE(2, 16);
-    const libc = /\.musl\.node$/.test(shipped as string) ? "musl" : "glibc";
-    writeFileSync(join(dir, `exactspawn.${libc}.node`), refused);
-    writeFileSync(join(dir, "exactspawn.node"), good);
 
     it("loads the next one, says nothing, and names it as the mapped file", () => {
       const run = spawnSync(
