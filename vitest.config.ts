@@ -24,11 +24,14 @@ const BEHAVIOUR = [
 // Left out of the fallback project in `npm test` (all run there under
 // test:long): files that never load an engine (pure planners and policy,
 // fake bindings, bash run directly), files that pin the engine themselves
-// or need the addon, and the soak.
+// or need the addon, the command's argument handling (its manners and where
+// its values come from: the command's engine path is run-command's), and
+// the soak.
 const NOT_ENGINE_DEPENDENT = [
   "test/debian-packages.test.ts",
   "test/env/**",
   "test/env-input.test.ts",
+  "test/env-input.property.test.ts",
   "test/limits.test.ts",
   "test/limits-kernel.test.ts",
   "test/matrix-suite.test.ts",
@@ -40,6 +43,8 @@ const NOT_ENGINE_DEPENDENT = [
   "test/cli/bench-command.test.ts",
   "test/cli/env-file.test.ts",
   "test/cli/explain-command.test.ts",
+  "test/cli/manners.test.ts",
+  "test/cli/secret-sources.test.ts",
   "test/spawn/host-exit.test.ts",
   "test/spawn/deadline-plan.test.ts",
   "test/spawn/lifecycle.test.ts",

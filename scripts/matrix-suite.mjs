@@ -58,12 +58,11 @@ export function suiteLine({ version, addon, counts, exit, seconds, only }) {
   return `${what}, addon ${addon}: ${result}; exit ${exit}${outside} in ${seconds} s`;
 }
 
-/** The addon file the library loads under `node` with the suite's environment, or the fallback and why. */
+/** The addon file the library loaded under `node` (the one its dynamic loader mapped), or the fallback and why. */
 function addonInUse(node, root, env) {
   const probe = `const { nativeStatus } = await import(${JSON.stringify(join(root, "dist/index.js"))});
-const { locateAddon } = await import(${JSON.stringify(join(root, "dist/native-locate.js"))});
 const s = nativeStatus();
-console.log(JSON.stringify({ loaded: s.loaded, reason: s.reason ?? null, file: s.loaded ? (locateAddon(${JSON.stringify(root)}).path ?? null) : null }));`;
+console.log(JSON.stringify({ loaded: s.loaded, reason: s.reason ?? null, file: s.file ?? null }));`;
   const run = spawnSync(node, ["--input-type=module", "-e", probe], {
     cwd: root,
     encoding: "utf8",

@@ -1,13 +1,16 @@
 #!/usr/bin/env node
 // The platform matrix.
 //   node scripts/matrix.mjs [--core] [--only node22,bun,...]
-//       runs scripts/matrix-core.mjs (load, exact envp, async and sync spawn,
-//       exit and signal, a spilled 300 KB bash value, a sandbox, exit) under
-//       this Node, Node 22/24/26 (x64), Node 24 for arm64 under qemu-aarch64,
-//       Bun and Deno, and prints the table: platform, runtime, version, the
+//       runs scripts/matrix-core.mjs (require and import, load, exact envp,
+//       async and sync spawn, exit and signal, streamed output, a spilled
+//       300 KB bash value, a sandbox, exit) under this Node, the engines floor
+//       (Node 20.19 and 22.12), Node 22/24/26 (x64), Node 24 for arm64 under
+//       qemu-aarch64, Bun (glibc and musl builds) and Deno, and prints the table: platform, runtime, version, the
 //       addon file in use (or the fallback and why), result. The musl rows
 //       run no JavaScript (none runs on musl here): scripts/musl-core.mjs
-//       builds the addon's native core into a static driver and runs it.
+//       builds the addon's native core into a static driver and runs it, and
+//       scripts/matrix-musl-layout.mjs runs a musl program in each layout musl
+//       is installed in and checks the library tells musl from its evidence.
 //   node scripts/matrix.mjs --suite 24 [test files...]
 //       runs the whole vitest suite (or the files given) under Node 24 (22 and
 //       26 likewise) and ends with one line: Node version, addon file in use,
@@ -20,6 +23,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { muslLayoutMissing, runMuslLayouts } from "./matrix-musl-layout.mjs";
 import { runSuite } from "./matrix-suite.mjs";
 import {
   MUSL_CORE_VERSION,
@@ -41,6 +45,9 @@ const QEMU_SYSROOT = "/usr/aarch64-linux-gnu";
 /** What the musl rows run instead of a JavaScript runtime and the addon file. */
 const DRIVER_ADDON = "native core, static driver (no musl JS runtime here)";
 
+/** The musl layout rows' one run (scripts/matrix-musl-layout.mjs). */
+let layouts;
+
 function runtimes() {
   return [
     {
@@ -49,6 +56,13 @@ function runtimes() {
       runtime: "node",
       command: () => [process.execPath],
     },
+    // The engines floor (package.json): where require(esm) first works on each line.
+    ...["20", "22"].map((v) => ({
+      key: `node${v}-floor`,
+      platform: "linux-x64",
+      runtime: "node",
+      command: () => [toolchainBin(`node${v}Floor`)],
+    })),
     ...["22", "24", "26"].map((v) => ({
       key: `node${v}`,
       platform: "linux-x64",
@@ -67,11 +81,39 @@ function runtimes() {
     },
     { key: "bun", platform: "linux-x64", runtime: "bun", command: () => [toolchainBin("bun")] },
     {
+      key: "bun-musl",
+      platform: "linux-x64-musl",
+      runtime: "bun",
+      unavailable: () => {
+        const run = spawnSync(toolchainBin("bunMusl"), ["--version"], { encoding: "utf8" });
+        return run.status === 0
+          ? undefined
+          : `Bun's musl build does not start here: ${(run.stderr || "").trim().split("\n")[0]}`;
+      },
+      command: () => [toolchainBin("bunMusl")],
+    },
+    {
       key: "deno",
       platform: "linux-x64",
       runtime: "deno",
       command: () => [toolchainBin("deno"), "run", "-A"],
     },
+    ...[0, 1, 2].map((index) => ({
+      key: `musl-layout-${index}`,
+      platform: "linux-x64-musl",
+      runtime: "none",
+      unavailable: muslLayoutMissing,
+      driver: async () => {
+        layouts ??= runMuslLayouts();
+        const row = (await layouts)[index];
+        return {
+          version: "musl-gcc",
+          addon: `C library told (no addon loaded): ${row.layout}`,
+          result: `${row.ok ? "pass" : "FAIL"} (interpreter ${row.interpreter}, mapped ${row.mapped}: ${row.both}; from the maps alone: ${row.mapsAlone})`,
+          ok: row.ok,
+        };
+      },
+    })),
     ...Object.entries(MUSL_TARGETS).map(([arch, target]) => ({
       key: `musl-${arch}`,
       platform: target.platform,
@@ -103,7 +145,7 @@ function version(command) {
 const LOCATE = `const m = await import(${JSON.stringify(join(root, "dist/native-locate.js"))});
 console.log(m.locateAddon(${JSON.stringify(root)}).path ?? "");`;
 
-function core(selected) {
+async function core(selected) {
   const rows = [];
   for (const r of runtimes()) {
     if (selected && !selected.includes(r.key)) continue;
@@ -116,7 +158,7 @@ function core(selected) {
     if (r.driver) {
       let outcome;
       try {
-        outcome = r.driver();
+        outcome = await r.driver();
       } catch (error) {
         outcome = { version: "-", result: `unavailable: ${error.message}`, ok: false };
       }
@@ -154,7 +196,8 @@ function core(selected) {
         cwd: root,
         encoding: "utf8",
         env,
-        timeout: 300_000,
+        // A step that never settles fails on its own (matrix-core.mjs); this bounds the rest.
+        timeout: 120_000,
       },
     );
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
@@ -175,6 +218,8 @@ function core(selected) {
     }
     if (report && !exitOk && failed.length === 0)
       result = `FAIL at exit (${run.status ?? run.signal}): ${crash.slice(0, 300)}`;
+    if (report === undefined && run.error?.code === "ETIMEDOUT")
+      result = "FAIL: did not finish within 120 s";
     const addon =
       report === undefined
         ? `${relative(root, where) || "none"} (did not finish)`
@@ -210,7 +255,7 @@ if (suite !== undefined) {
 if (!existsSync(join(root, "dist/index.js"))) {
   spawnSync("npm", ["run", "--silent", "compile"], { cwd: root, stdio: "inherit" });
 }
-const rows = core(flagValue("--only")?.split(","));
+const rows = await core(flagValue("--only")?.split(","));
 console.log(table(rows));
 const unexpected = rows.filter((r) => r.ok === false && !EXPECTED[r.key]);
 process.exit(unexpected.length > 0 ? 1 : 0);

@@ -1,19 +1,35 @@
 #!/usr/bin/env node
-// npm run test:install — what a user on a platform without a prebuild sees
-// (linux-arm64, musl, an old glibc) on a host without a toolchain (a slim
-// image): packs the tarball, removes its prebuilds, installs it into a
-// scratch project with a PATH that holds node, npm and sh but no make, no
-// compiler, no python, then checks that
-//   - the install exits 0 and says in one line that the fallback is in use,
-//   - spawn and spawnSync work on the fallback, and one warning says why,
-//   - EXACTSPAWN_NATIVE=required refuses to run without the addon.
-// Then the untouched tarball keeps each exec helper at mode 0755 (tar's listing),
-// installs, loads its prebuild and runs its helper from its own file.
+// npm run test:install — the packed tarball installed into empty projects
+// exactly as npm installs a dependency (npm 11: a dependency's install
+// script runs with a notice until approved, or not at all where the user's
+// npm blocks it or was told to ignore scripts), so nothing may depend on it:
+//   - the tarball carries no source map that points at a file it does not ship;
+//   - without prebuild, on a host without a toolchain (a PATH with node, npm
+//     and sh only: no make, no compiler, no python), with default settings and
+//     with scripts not run: the install exits 0; spawn and spawnSync work on
+//     the fallback, and one warning at first use says why and names the
+//     command that builds the addon (`npm rebuild exactspawn`);
+//     EXACTSPAWN_NATIVE=required refuses to run without the addon;
+//   - that command runs the install script, which says in one line what is
+//     missing and that the fallback is in use;
+//   - the untouched tarball loads its prebuild, with or without its script.
+//   - the untouched tarball keeps each exec helper at mode 0755 (tar's listing)
+//     and runs its helper from its own file.
 // Uses the npm cache (--prefer-offline): run after `npm ci`.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -26,6 +42,20 @@ const check = (ok, what, detail = "") => {
     if (detail) console.log(detail.replace(/^/gm, "     | "));
   }
 };
+/** Each source map (`*.js.map`, `*.d.ts.map`) under dir whose sources name a file that is not there (as "map -> source"). */
+function danglingMaps(dir) {
+  const broken = [];
+  for (const entry of readdirSync(dir, { recursive: true })) {
+    if (!/\.[cm]?[jt]s\.map$/.test(String(entry))) continue; // not native/exports.map (a linker script)
+    const map = join(dir, String(entry));
+    const { sources = [], sourceRoot = "" } = JSON.parse(readFileSync(map, "utf8"));
+    for (const source of sources) {
+      const path = resolve(dirname(map), sourceRoot, source);
+      if (!existsSync(path)) broken.push(`${String(entry)} -> ${source}`);
+    }
+  }
+  return broken;
+}
 const which = (name) =>
   spawnSync("sh", ["-c", `command -v ${name}`], { encoding: "utf8" }).stdout.trim();
 
@@ -48,6 +78,12 @@ try {
     `the tarball's exec helpers keep mode 0755 (${helpers.length})`,
     listing,
   );
+  const broken = danglingMaps(join(unpacked, "package"));
+  check(
+    broken.length === 0,
+    "no source map points at a file the package does not ship",
+    broken.join("\n"),
+  );
   rmSync(join(unpacked, "package/prebuilds"), { recursive: true, force: true });
   spawnSync("tar", ["czf", stripped, "-C", unpacked, "package"], { stdio: "inherit" });
 
@@ -62,7 +98,7 @@ try {
   delete env.EXACTSPAWN_LOG_LEVEL;
   delete env.CXX;
 
-  const install = (name, file) => {
+  const install = (name, file, flags = []) => {
     const project = join(scratch, name);
     mkdirSync(project);
     writeFileSync(
@@ -72,7 +108,7 @@ try {
     const started = Date.now();
     const run = spawnSync(
       "npm",
-      ["install", "--prefer-offline", "--foreground-scripts", "--no-audit", "--no-fund", file],
+      ["install", "--prefer-offline", "--no-audit", "--no-fund", ...flags, file],
       { cwd: project, encoding: "utf8", env },
     );
     console.log(`     npm install (${name}): exit ${run.status}, ${Date.now() - started} ms`);
@@ -85,68 +121,97 @@ try {
       env: { ...env, ...extra },
     });
 
-  const bare = install("no-prebuild", stripped);
-  const out = `${bare.run.stdout}${bare.run.stderr}`;
-  check(bare.run.status === 0, "installs without prebuild and toolchain (exit 0)", out);
-  const lines = out.split("\n").filter((l) => l.startsWith("exactspawn: "));
-  check(
-    lines.length === 1 && /fallback/.test(lines[0]) && /make/.test(lines[0]),
-    "says in one line what is missing and that the fallback is in use",
-    out,
-  );
-  if (lines[0]) console.log(`     ${lines[0]}`);
-  const use = node(
-    bare.project,
-    `import { spawn, spawnSync, nativeStatus } from "exactspawn";
-     const a = await spawn("/bin/echo", ["async"]);
-     const s = spawnSync("/bin/echo", ["sync"]);
-     console.log(JSON.stringify({ a: a.stdout, s: s.stdout, status: nativeStatus() }));`,
-  );
-  let report;
-  try {
-    report = JSON.parse(use.stdout);
-  } catch {}
-  check(
-    use.status === 0 && report?.a.trim() === "async" && report?.s.trim() === "sync",
-    "spawn and spawnSync work on the fallback",
-    `${use.stdout}${use.stderr}`,
-  );
-  check(report?.status?.loaded === false, `nativeStatus(): ${report?.status?.reason}`);
-  const warnings = use.stderr.split("\n").filter((l) => /fallback/.test(l));
-  check(warnings.length === 1, "one warning on stderr says the fallback is in use", use.stderr);
-  const required = node(
-    bare.project,
-    `import { spawn } from "exactspawn"; await spawn("/bin/true");`,
-    {
-      EXACTSPAWN_NATIVE: "required",
-    },
-  );
-  check(
-    required.status !== 0 && /could not load the native addon/.test(required.stderr),
-    "EXACTSPAWN_NATIVE=required refuses to run without the addon",
-    required.stderr,
-  );
+  const onFallback = (label, project) => {
+    const use = node(
+      project,
+      `import { spawn, spawnSync, nativeStatus } from "exactspawn";
+       const a = await spawn("/bin/echo", ["async"]);
+       const s = spawnSync("/bin/echo", ["sync"]);
+       console.log(JSON.stringify({ a: a.stdout, s: s.stdout, status: nativeStatus() }));`,
+    );
+    let report;
+    try {
+      report = JSON.parse(use.stdout);
+    } catch {}
+    check(
+      use.status === 0 && report?.a.trim() === "async" && report?.s.trim() === "sync",
+      `${label}: spawn and spawnSync work on the fallback`,
+      `${use.stdout}${use.stderr}`,
+    );
+    check(report?.status?.loaded === false, `${label}: nativeStatus(): ${report?.status?.reason}`);
+    const warnings = use.stderr.split("\n").filter((l) => /fallback/.test(l));
+    check(
+      warnings.length === 1 && warnings[0].includes("npm rebuild exactspawn"),
+      `${label}: one warning at first use says the fallback is in use and names npm rebuild exactspawn`,
+      use.stderr,
+    );
+    const required = node(
+      project,
+      `import { spawn } from "exactspawn"; await spawn("/bin/true");`,
+      {
+        EXACTSPAWN_NATIVE: "required",
+      },
+    );
+    check(
+      required.status !== 0 && /could not load the native addon/.test(required.stderr),
+      `${label}: EXACTSPAWN_NATIVE=required refuses to run without the addon`,
+      required.stderr,
+    );
+  };
 
-  const full = install("with-prebuild", tarball);
-  check(
-    full.run.status === 0,
-    "the untouched tarball installs",
-    `${full.run.stdout}${full.run.stderr}`,
-  );
-  const loaded = node(
-    full.project,
-    `import { nativeStatus } from "exactspawn"; console.log(JSON.stringify(nativeStatus()));`,
-  );
-  check(
-    /"loaded":true/.test(loaded.stdout),
-    "and loads its prebuild",
-    `${loaded.stdout}${loaded.stderr}`,
-  );
-  check(
-    /"run":"file"/.test(loaded.stdout),
-    "and runs its exec helper from its own file",
-    `${loaded.stdout}${loaded.stderr}`,
-  );
+  for (const [label, flags] of [
+    ["default settings", []],
+    ["scripts not run", ["--ignore-scripts"]],
+  ]) {
+    const bare = install(`no-prebuild-${flags.length}`, stripped, flags);
+    const out = `${bare.run.stdout}${bare.run.stderr}`;
+    check(bare.run.status === 0, `${label}: installs without prebuild and toolchain (exit 0)`, out);
+    onFallback(label, bare.project);
+    if (flags.length === 0) continue;
+    // What the first-use warning tells the user to run: the install script runs now.
+    const rebuild = spawnSync("npm", ["rebuild", "--foreground-scripts", "exactspawn"], {
+      cwd: bare.project,
+      encoding: "utf8",
+      env,
+    });
+    const said = `${rebuild.stdout}${rebuild.stderr}`;
+    const lines = said.split("\n").filter((l) => l.startsWith("exactspawn: "));
+    check(
+      rebuild.status === 0 &&
+        lines.length === 1 &&
+        /fallback/.test(lines[0]) &&
+        /make/.test(lines[0]),
+      "npm rebuild exactspawn runs the install script: one line says what is missing and that the fallback is in use",
+      said,
+    );
+    if (lines[0]) console.log(`     ${lines[0]}`);
+  }
+
+  for (const [label, flags] of [
+    ["default settings", []],
+    ["scripts not run", ["--ignore-scripts"]],
+  ]) {
+    const full = install(`with-prebuild-${flags.length}`, tarball, flags);
+    check(
+      full.run.status === 0,
+      `${label}: the untouched tarball installs`,
+      `${full.run.stdout}${full.run.stderr}`,
+    );
+    const loaded = node(
+      full.project,
+      `import { nativeStatus } from "exactspawn"; console.log(JSON.stringify(nativeStatus()));`,
+    );
+    check(
+      /"loaded":true/.test(loaded.stdout) && loaded.stderr === "",
+      `${label}: and loads its prebuild, silently`,
+      `${loaded.stdout}${loaded.stderr}`,
+    );
+    check(
+      /"run":"file"/.test(loaded.stdout),
+      `${label}: and runs its exec helper from its own file`,
+      `${loaded.stdout}${loaded.stderr}`,
+    );
+  }
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }

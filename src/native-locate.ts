@@ -10,22 +10,129 @@
  * prebuilds/linux-<arch>/exactspawn.node. EXACTSPAWN_PREBUILD replaces the
  * package root (a sanitizer build for `npm run test:asan`).
  */
-import { existsSync, readFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, readSync } from "node:fs";
 import { join } from "node:path";
 
 export type Libc = "glibc" | "musl";
 
-/** The C library of this process, from the objects mapped into it; undefined if neither is seen. */
-export function hostLibc(): Libc | undefined {
-  let maps: string;
+/**
+ * What the C library of a process can be told from: its program interpreter
+ * (`PT_INTERP` of /proc/self/exe; null when it has none: a static program, or
+ * a loader run as a program), the text of /proc/self/maps, and under Node the
+ * glibc version its report gives (null when the report has none; undefined
+ * when not asked: another runtime).
+ */
+export interface LibcEvidence {
+  readonly interpreter: string | null | undefined;
+  readonly maps: string | undefined;
+  readonly glibcRuntime?: string | null | undefined;
+}
+
+/** The C library an interpreter's file name belongs to (musl's `ld-musl-<arch>.so.1`, glibc's `ld-linux*`/`ld64.so.*`). */
+function libcOfInterpreter(path: string): Libc | undefined {
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  if (/^ld-musl-.*\.so\.1$/.test(name)) return "musl";
+  if (/^ld-linux[^/]*\.so\.\d$|^ld64\.so\.\d$|^ld\.so\.\d$/.test(name)) return "glibc";
+  return undefined;
+}
+
+/**
+ * The C library a mapped object names: Alpine's `ld-musl-*.so.1` or
+ * `libc.musl-*.so.1`, musl's own install (and Debian's `musl`) `…/libc.so`
+ * (glibc's `libc.so` is a linker script, never mapped), glibc's `libc.so.6`.
+ */
+function libcOfMaps(maps: string): Libc | undefined {
+  if (/\/ld-musl-[^/\n]*\.so\.1$|\/libc\.musl-[^/\n]*\.so\.1$|\/libc\.so$/m.test(maps))
+    return "musl";
+  if (/\/libc\.so\.6$|\/libc-2\.\d+\.so$/m.test(maps)) return "glibc";
+  return undefined;
+}
+
+/**
+ * The C library the evidence shows, pure: the interpreter the kernel started
+ * the process with decides; without one that names a C library, the mapped
+ * objects; without either, Node's report (a glibc version means glibc).
+ * Undefined when nothing tells.
+ */
+export function libcFrom(evidence: LibcEvidence): Libc | undefined {
+  const interpreter = evidence.interpreter ? libcOfInterpreter(evidence.interpreter) : undefined;
+  if (interpreter !== undefined) return interpreter;
+  const mapped = evidence.maps === undefined ? undefined : libcOfMaps(evidence.maps);
+  if (mapped !== undefined) return mapped;
+  return evidence.glibcRuntime ? "glibc" : undefined;
+}
+
+/** Enough of an executable's start for its program headers and interpreter path. */
+const EXE_HEAD_BYTES = 16_384;
+
+/** The program interpreter of /proc/self/exe; null without one, undefined if unreadable. */
+function selfInterpreter(): string | null | undefined {
+  let fd: number | undefined;
   try {
-    maps = readFileSync("/proc/self/maps", "latin1");
+    fd = openSync("/proc/self/exe", "r");
+    const head = Buffer.alloc(EXE_HEAD_BYTES);
+    const read = readSync(fd, head, 0, head.length, 0);
+    const found = elfInterpreter(head.subarray(0, read));
+    return typeof found === "string" ? undefined : found.interpreter;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+function readMaps(): string | undefined {
+  try {
+    return readFileSync("/proc/self/maps", "latin1");
   } catch {
     return undefined;
   }
-  if (/\/ld-musl-[^/\n]*\.so\.1$|\/libc\.musl-[^/\n]*\.so\.1$/m.test(maps)) return "musl";
-  if (/\/libc\.so\.6$|\/libc-2\.\d+\.so$/m.test(maps)) return "glibc";
-  return undefined;
+}
+
+/** Node's own glibc version (its report's header), or null; undefined under another runtime. */
+function nodeGlibcRuntime(): string | null | undefined {
+  if (process.versions["bun"] !== undefined || "Deno" in globalThis) return undefined;
+  const report = process.report?.getReport?.() as
+    | { header?: { glibcVersionRuntime?: string } }
+    | undefined;
+  return report?.header?.glibcVersionRuntime ?? null;
+}
+
+/**
+ * The C library this process runs on: what its program interpreter is, else
+ * what is mapped into it, else (Node only) its report; undefined if nothing tells.
+ */
+export function hostLibc(): Libc | undefined {
+  const interpreter = selfInterpreter();
+  const maps = readMaps();
+  const quick = libcFrom({ interpreter, maps });
+  if (quick !== undefined) return quick;
+  return libcFrom({ interpreter, maps, glibcRuntime: nodeGlibcRuntime() });
+}
+
+/**
+ * The `PT_INTERP` path of a 64-bit little-endian ELF file from its first
+ * bytes (null when it has none); a string says why they are not such a file
+ * or end before the path does.
+ */
+export function elfInterpreter(bytes: Buffer): { interpreter: string | null } | string {
+  if (bytes.length < 64 || bytes.readUInt32BE(0) !== 0x7f454c46) return "not an ELF file";
+  if (bytes[4] !== 2 || bytes[5] !== 1) return "not a 64-bit little-endian ELF file";
+  const phoff = Number(bytes.readBigUInt64LE(32));
+  const phentsize = bytes.readUInt16LE(54);
+  const phnum = bytes.readUInt16LE(56);
+  for (let i = 0; i < phnum; i++) {
+    const at = phoff + i * phentsize;
+    if (at + 56 > bytes.length) return "truncated program headers";
+    if (bytes.readUInt32LE(at) !== 3) continue;
+    const offset = Number(bytes.readBigUInt64LE(at + 8));
+    const size = Number(bytes.readBigUInt64LE(at + 32));
+    if (offset + size > bytes.length || size === 0) return "truncated interpreter path";
+    const end = bytes.indexOf(0, offset);
+    const stop = end < 0 || end > offset + size ? offset + size : end;
+    return { interpreter: bytes.toString("latin1", offset, stop) };
+  }
+  return { interpreter: null };
 }
 
 /** What an addon file is built for, as read from its ELF header and dynamic section. */
@@ -97,9 +204,13 @@ export function elfFacts(bytes: Buffer): ElfFacts | string {
   return { arch, libc: "none" };
 }
 
+/**
+ * `path` is the first file that fits; `fitting` every one in order (the
+ * loader tries the next when one fails to load); `refused` why each other was not taken.
+ */
 export type Located =
-  | { path: string; refused: string[] }
-  | { path: undefined; refused: string[]; reason: string };
+  | { path: string; fitting: string[]; refused: string[] }
+  | { path: undefined; fitting: []; refused: string[]; reason: string };
 
 /** The package root the addon is looked for under (EXACTSPAWN_PREBUILD replaces it). */
 function searchRoot(packageRoot: string): string {
@@ -107,8 +218,8 @@ function searchRoot(packageRoot: string): string {
 }
 
 /**
- * The first addon file under the package root that fits this process, with
- * the reasons any earlier candidate was refused; or why none fits.
+ * The addon files under the package root that fit this process, first choice
+ * first, with the reasons any other candidate was refused; or why none fits.
  */
 export function locateAddon(packageRoot: string, libc: Libc | undefined = hostLibc()): Located {
   const root = searchRoot(packageRoot);
@@ -122,6 +233,7 @@ export function locateAddon(packageRoot: string, libc: Libc | undefined = hostLi
     join(dir, "exactspawn.node"),
   ];
   const refused: string[] = [];
+  const fitting: string[] = [];
   for (const path of candidates) {
     if (!existsSync(path)) continue;
     let facts: ElfFacts | string;
@@ -135,12 +247,14 @@ export function locateAddon(packageRoot: string, libc: Libc | undefined = hostLi
     else if (facts.arch !== arch) refused.push(`${path}: built for ${facts.arch}, not ${arch}`);
     else if (facts.libc !== "none" && libc !== undefined && facts.libc !== libc) {
       refused.push(`${path}: linked against ${facts.libc}, this process runs on ${libc}`);
-    } else return { path, refused };
+    } else fitting.push(path);
   }
+  const [first] = fitting;
+  if (first !== undefined) return { path: first, fitting, refused };
   const tuple = `${process.platform}-${arch}${libc === undefined ? "" : `-${libc}`}`;
   const reason =
     refused.length === 0
       ? `No native build was found for ${tuple} under ${root}`
       : `No native build fits ${tuple}: ${refused.join("; ")}`;
-  return { path: undefined, refused, reason };
+  return { path: undefined, fitting: [], refused, reason };
 }

@@ -15,6 +15,7 @@ import { firstLine } from "./errors.js";
 import { currentRuntime, type ExitWatch, wantsHostLoop } from "./exit-watch-mode.js";
 import { hostLoggerSet, libraryChild, logger, stderrLogger } from "./log.js";
 import { hostLibc, locateAddon } from "./native-locate.js";
+import { loadedFile, mappedNow, openFirst } from "./native-open.js";
 
 /** One probed field: a number, "unlimited", or the errno name of a failed read. */
 export interface RawProbedValue {
@@ -307,6 +308,8 @@ export interface NativeStatus {
    * it); undefined when the addon is not in use.
    */
   readonly helper?: HelperStatus | undefined;
+  /** The addon file the dynamic loader mapped (read from /proc/self/maps); undefined when not in use or not seen. */
+  readonly file?: string | undefined;
 }
 
 export const PACKAGE_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -352,13 +355,21 @@ function kernelShortfall(binding: NativeBinding): string | undefined {
  * one line on stderr. A fallback chosen on purpose is noticed by the fallback
  * engine instead, at `warn` (src/spawn/fallback-engine.ts).
  */
-function warnFallback(platform: string, cause: string): void {
+function warnFallback(platform: string, cause: string, remedy: string | undefined): void {
   const chosen = hostLoggerSet() || (process.env["EXACTSPAWN_LOG_LEVEL"] ?? "") !== "";
   (chosen ? logger() : libraryChild(stderrLogger("warn"))).error(
-    { platform, cause },
+    remedy === undefined ? { platform, cause } : { platform, cause, remedy },
     "exactspawn: native addon unavailable, using the child_process fallback",
   );
 }
+
+/**
+ * What builds the addon where no file fits or loads: the package's install
+ * script, which npm 11 runs for a dependency only once approved.
+ */
+const BUILD_REMEDY =
+  "build it with `npm rebuild exactspawn` (needs make, a C++ compiler and python3; " +
+  "where npm asks, first `npm install-scripts approve exactspawn`)";
 
 function load(): { binding: NativeBinding | null; status: NativeStatus } {
   const platform = platformTuple();
@@ -369,18 +380,25 @@ function load(): { binding: NativeBinding | null; status: NativeStatus } {
   let binding: NativeBinding | null = null;
   let cause: string;
   let failure: unknown;
+  let remedy: string | undefined = BUILD_REMEDY;
   try {
     const located = locateAddon(PACKAGE_ROOT);
     if (located.path === undefined) throw new Error(located.reason);
-    binding = createRequire(import.meta.url)(located.path) as NativeBinding;
+    const before = mappedNow();
+    const require = createRequire(import.meta.url);
+    const opened = openFirst(located.fitting, (path) => require(path) as NativeBinding);
+    if (opened.module === undefined) throw new Error(opened.failures.join("; "));
+    binding = opened.module;
+    const file = loadedFile(opened.path, before, mappedNow());
     const shortfall = kernelShortfall(binding);
     if (shortfall === undefined) {
       const exitWatch = binding.useHostLoop?.(wantsHostLoop(currentRuntime()));
-      binding.setHelperPath?.(join(dirname(located.path), HELPER_NAME));
-      return { binding, status: { loaded: true, reason: undefined, platform, exitWatch } };
+      binding.setHelperPath?.(join(dirname(opened.path), HELPER_NAME));
+      return { binding, status: { loaded: true, reason: undefined, platform, exitWatch, file } };
     }
     cause = shortfall;
     failure = new Error(shortfall);
+    remedy = undefined;
   } catch (error) {
     cause = firstLine(error);
     failure = error;
@@ -389,7 +407,7 @@ function load(): { binding: NativeBinding | null; status: NativeStatus } {
   if ((process.env["EXACTSPAWN_NATIVE"] ?? "").toLowerCase() === "required") {
     throw new Error(reason, { cause: failure });
   }
-  warnFallback(platform, cause);
+  warnFallback(platform, cause, remedy);
   return { binding: null, status: { loaded: false, reason, platform } };
 }
 

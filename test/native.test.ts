@@ -101,6 +101,10 @@ describe("a package without any build", () => {
       .map((l) => JSON.parse(l));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatchObject({ level: 50, msg: expect.stringMatching(/fallback/) });
+    // What builds the addon, for a user whose npm did not run the install script.
+    expect(warnings[0].remedy).toMatch(
+      /`npm rebuild exactspawn`.*`npm install-scripts approve exactspawn`/,
+    );
   });
 
   it("warns on stderr at the default level, and only through the host's logger once one is set", () => {

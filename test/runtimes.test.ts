@@ -1,10 +1,12 @@
 /**
  * The same addon under every runtime that implements Node-API: the core
  * behaviours script (test/fixtures/core-behaviours.mjs: load, spawn,
- * spawnSync, a spilled 300 KB bash value, a sandboxed step, an unref'd
- * child, a clean exit) runs to exit 0 under Node, and under Bun and Deno
- * when they are found ($BUN / $DENO, else `bun` / `deno` on PATH). A runtime
- * that is not found is skipped with the reason. The script runs the compiled
+ * spawnSync, streamed output, a spilled 300 KB bash value, a sandboxed step,
+ * an unref'd child, a clean exit) runs to exit 0 under Node, and under Bun and
+ * Deno when they are found ($BUN / $DENO, else `bun` / `deno` on PATH, else
+ * the pinned build the platform matrix already fetched into the toolchain
+ * cache; nothing is fetched here). A runtime that is not found is skipped
+ * with the reason. The script runs the compiled
  * dist/ (kept current by test/global-setup.ts).
  *
  * Node's children are watched by its own event loop, every other runtime's
@@ -12,16 +14,26 @@
  * EXACTSPAWN_EXIT_WATCH=thread, so both ways run here.
  */
 import { spawnSync } from "node:child_process";
-import { accessSync, constants } from "node:fs";
+import { accessSync, constants, existsSync, readFileSync } from "node:fs";
 import { delimiter, join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { CACHE, TOOLCHAINS } from "../scripts/toolchains.mjs";
 import { nativeStatus } from "../src/index.js";
 
 const root = resolve(import.meta.dirname, "..");
 const script = join(root, "test/fixtures/core-behaviours.mjs");
 
-/** The runtime's executable: $VARIABLE when set, else `name` on PATH, else undefined. */
-function findRuntime(variable: string, name: string): string | undefined {
+/** The pinned toolchain `key` when it is already in the cache (checked as the matrix checks it). */
+function cachedToolchain(key: "bun" | "deno"): string | undefined {
+  const tool = TOOLCHAINS[key];
+  const dir = join(CACHE, `${key}-${tool.version}`);
+  const marker = join(dir, ".integrity");
+  if (!existsSync(marker) || readFileSync(marker, "utf8") !== tool.integrity) return undefined;
+  return join(dir, "package", tool.bin);
+}
+
+/** The runtime's executable: $VARIABLE when set, else `name` on PATH, else the cached pinned build. */
+function findRuntime(variable: string, name: "bun" | "deno"): string | undefined {
   const given = process.env[variable];
   if (given !== undefined && given !== "") return given;
   for (const dir of (process.env["PATH"] ?? "").split(delimiter)) {
@@ -34,7 +46,7 @@ function findRuntime(variable: string, name: string): string | undefined {
       // not here
     }
   }
-  return undefined;
+  return cachedToolchain(name);
 }
 
 interface Runtime {

@@ -4,8 +4,7 @@
  * pidfd watch. Captured stdout/stderr are read by the addon itself on this
  * thread's event loop and arrive with the exit, so the common run never
  * builds a stream; the first access to such a stream takes the pipe over
- * and wraps it like every other parent end: `net.Socket({ fd })` (never fs
- * streams: those would hold a libuv threadpool thread per read).
+ * and wraps it like every other parent end (pipeEnd below).
  *
  * A request with exec controls goes through the addon's own child path
  * (clone + execve) instead of posix_spawn, which stays the path of every
@@ -14,8 +13,11 @@
  * through the child path: the test suites use it to prove both paths with
  * the same tests.
  */
+import { closeSync } from "node:fs";
 import { Socket } from "node:net";
 import { constants } from "node:os";
+import { Readable, type Writable } from "node:stream";
+import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { packedEnvp, packStrings } from "../env-input.js";
 import type {
   NativeBinding,
@@ -55,10 +57,35 @@ const PIPE = -2;
 const NONE: readonly number[] = [];
 const ENOSYS = constants.errno.ENOSYS;
 
-function socketFor(fd: number, slot: number): Socket {
-  return slot === 0
-    ? new Socket({ fd, readable: false, writable: true })
-    : new Socket({ fd, readable: true, writable: false });
+/** Bun never delivers data from a pipe wrapped in `net.Socket({ fd })`. */
+const BUN = process.versions["bun"] !== undefined;
+
+/** What Bun offers to read an fd (its own pipe reader, which waits for a drained pipe). */
+interface BunFiles {
+  readonly Bun: { file(fd: number): { stream(): WebReadableStream<Uint8Array> } };
+}
+
+/**
+ * The stream over a parent's pipe end (slot 0 writes to the child, the others
+ * read from it); it owns the fd. `net.Socket({ fd })` under Node and Deno (fs
+ * streams there would hold a libuv threadpool thread per read under Node, and
+ * fail on a pipe fd under Deno). Under Bun, which never delivers data from a
+ * pipe wrapped in a socket, and whose fs streams fail with EAGAIN on the
+ * non-blocking ends the addon captures through, a read end is Bun's own file
+ * stream, and `close` closes the fd once the stream is done (Bun's reader
+ * leaves it open); writes still go through `net.Socket`.
+ */
+export function pipeEnd(
+  fd: number,
+  slot: number,
+  close: (fd: number) => void,
+  bun = BUN,
+): Readable | Writable {
+  if (slot === 0) return new Socket({ fd, readable: false, writable: true });
+  if (!bun) return new Socket({ fd, readable: true, writable: false });
+  const stream = Readable.fromWeb((globalThis as unknown as BunFiles).Bun.file(fd).stream());
+  stream.once("close", () => close(fd));
+  return stream;
 }
 
 /** Frozen all-null stream lists, by length: a child with no parent ends shares one. */
@@ -75,18 +102,21 @@ function noStreams(count: number): readonly null[] {
 
 class NativeChild implements EngineChild {
   readonly pid: number;
-  readonly streams: ReadonlyArray<Socket | null>;
+  readonly streams: ReadonlyArray<Readable | Writable | null>;
   readonly captured: readonly number[];
   readonly #handle: RawChildHandle;
   /** Only for an addon built before the deadline keeper: the plan run with JavaScript timers. */
   readonly #jsEnding: JsEnding | undefined;
+  readonly #close: (fd: number) => void;
   constructor(
     handle: RawChildHandle,
     stdioCount: number,
     captured: readonly number[],
     plan: DeadlinePlan | undefined,
+    close: (fd: number) => void,
   ) {
     this.#handle = handle;
+    this.#close = close;
     this.#jsEnding =
       plan === undefined || typeof handle.endNow === "function"
         ? undefined
@@ -97,7 +127,7 @@ class NativeChild implements EngineChild {
     this.streams =
       fds === undefined
         ? noStreams(stdioCount)
-        : fds.map((fd, slot) => (fd < 0 ? null : socketFor(fd, slot)));
+        : fds.map((fd, slot) => (fd < 0 ? null : pipeEnd(fd, slot, close)));
   }
   kill(signal: number): number {
     return this.#handle.kill(signal);
@@ -132,7 +162,8 @@ class NativeChild implements EngineChild {
   takeOver(slot: number): TakenOver | null {
     const taken = this.#handle.takeOver?.(slot) ?? null;
     if (taken === null) return null;
-    return { stream: taken.fd < 0 ? null : socketFor(taken.fd, slot), bytes: taken.bytes };
+    const stream = taken.fd < 0 ? null : (pipeEnd(taken.fd, slot, this.#close) as Readable);
+    return { stream, bytes: taken.bytes };
   }
 }
 
@@ -236,8 +267,15 @@ function watchdogStarter(binding: SpawnCapable): () => void {
   };
 }
 
+/** close(2) for an fd no Node stream owns: the addon's (fs.closeSync warns in workers), else fs. */
+function fdCloser(binding: NativeBinding): (fd: number) => void {
+  const closeFd = binding.closeFd;
+  return closeFd === undefined ? (fd) => closeSync(fd) : (fd) => void closeFd(fd);
+}
+
 export function nativeEngine(binding: SpawnCapable): Engine {
   const alwaysChildPath = childPathForced();
+  const close = fdCloser(binding);
   const startWatchdog = watchdogStarter(binding);
   return {
     native: true,
@@ -271,7 +309,7 @@ export function nativeEngine(binding: SpawnCapable): Engine {
           onExit(toExit(raw));
         }),
       });
-      child = new NativeChild(handle, request.stdio.length, captured, plan);
+      child = new NativeChild(handle, request.stdio.length, captured, plan, close);
       return child;
     },
   };

@@ -17,7 +17,8 @@
  * Seeded (FUZZ_SEED overrides); the failure message names the seed and the
  * step index. Under `npm run test:long` the native project runs 2,000 steps
  * and the fallback 300 (the planning is engine-independent, only the spawn
- * differs); `npm test` runs 400 and 100.
+ * differs); `npm test` runs 400 and 25 (a fallback step forks the test
+ * worker: 100 took 16 s of a two-core run).
  */
 import { createHash } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
@@ -27,7 +28,7 @@ import { byRun } from "../helpers/long.js";
 import { leftovers, makeRootFactory } from "../helpers/steps.js";
 
 const NATIVE_STEPS = byRun(400, 2000);
-const FALLBACK_STEPS = byRun(100, 300);
+const FALLBACK_STEPS = byRun(25, 300);
 const STEPS =
   Number(process.env["FUZZ_STEPS"] ?? 0) ||
   (process.env["EXACTSPAWN_NATIVE"] === "0" ? FALLBACK_STEPS : NATIVE_STEPS);
