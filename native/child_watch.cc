@@ -273,8 +273,9 @@ Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
   std::shared_ptr<LeaderTarget> leader;
   std::shared_ptr<RunEnding> ending;
   try {
-    leader = std::make_shared<LeaderTarget>(pid, deadline != nullptr && deadline->to_group);
-    if (deadline != nullptr) ending = std::make_shared<RunEnding>(leader, *deadline);
+    // Not make_shared: its control block needs GLIBCXX_3.4.26 (the prebuild's ceiling is 3.4.21).
+    leader.reset(new LeaderTarget(pid, deadline != nullptr && deadline->to_group));
+    if (deadline != nullptr) ending.reset(new RunEnding(leader, *deadline));
     napi_value ctor_value;
     napi_get_reference_value(env, s->handle_ctor, &ctor_value);
     object = Napi::Function(env, ctor_value).New({});

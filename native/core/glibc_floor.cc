@@ -1,5 +1,5 @@
-// glibc_floor.cc — local definitions of the two library functions whose
-// only versions are newer than the addon's floor (glibc 2.28, GLIBCXX 3.4.21);
+// glibc_floor.cc — local definitions of the library symbols whose only
+// versions are newer than the addon's floor (glibc 2.28, GLIBCXX 3.4.21);
 // see glibc_floor.h. The version script (native/exports.map) keeps both
 // local, so they serve only the addon's own references.
 #include <features.h>
@@ -17,6 +17,11 @@
 extern "C" int fstat64(int fd, struct stat64* buf) noexcept {
   return static_cast<int>(syscall(SYS_fstat, fd, buf));
 }
+
+// GCC 11+ headers read this glibc 2.32 variable to skip atomic operations in
+// a single-threaded process (std::shared_ptr's count). Kept at 0 here, the
+// counts are always atomic: correct in any process, threads or not.
+extern "C" char __libc_single_threaded = 0;
 #endif
 
 #if defined(__GLIBCXX__)
