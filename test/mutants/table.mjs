@@ -76,24 +76,26 @@ export const MUTANTS = [
     tests: ["test/step/untrusted-keys.test.ts"],
   },
   {
-    name: "escape-bidi-overrides",
+    // Every format character: the interlinear annotations U+FFF9–FFFB are
+    // Cf and not default-ignorable, so only this property escapes them.
+    name: "escape-format-characters",
     control: "Escaped names in command output",
     file: "src/errors.ts",
-    search: "\\\\u2028-\\\\u202e",
-    replace: "\\\\u2028-\\\\u2029",
+    search: "\\p{Cf}",
+    replace: "",
     native: false,
-    tests: ["test/cli/escape-controls.test.ts"],
-    moves: "escapeControls is being replaced by a Unicode-property function",
+    tests: ["test/cli/escape-controls.test.ts", "test/cli/escape-controls-cli.test.ts"],
   },
   {
-    name: "escape-interlinear-annotations",
+    // The default-ignorable code points that are no format character (the
+    // Hangul fillers, variation selectors, the combining grapheme joiner).
+    name: "escape-default-ignorable",
     control: "Escaped names in command output",
     file: "src/errors.ts",
-    search: "\\\\ufeff\\\\ufff9-\\\\ufffb",
-    replace: "\\\\ufeff",
+    search: "\\p{Default_Ignorable_Code_Point}",
+    replace: "",
     native: false,
-    tests: ["test/cli/escape-controls-cli.test.ts"],
-    moves: "escapeControls is being replaced by a Unicode-property function",
+    tests: ["test/cli/escape-controls.test.ts"],
   },
   {
     name: "untrusted-skips-throw",
@@ -197,24 +199,24 @@ export const MUTANTS = [
 
   // --- the child path (native) ---
   {
+    // The last range of close_from: everything above the stdio slots (and,
+    // for a helper child, above its kept descriptors).
     name: "closed-fds",
     control: "Closed fds",
-    file: "native/core/child_path.cc",
-    search: 'if (syscall(SYS_close_range, from, ~0U, 0) != 0) fail(args, "close_range", "stdio");',
-    replace: "",
+    file: "native/core/child_steps.cc",
+    search: "if (syscall(SYS_close_range, next, ~0U, 0) != 0)",
+    replace: "if (false)",
     native: true,
     tests: ["test/spawn/behaviour-child-path.test.ts"],
-    moves: "the child path is being cut into child_steps and an exec helper",
   },
   {
     name: "empty-signal-mask",
     control: "Emptied signal mask",
-    file: "native/core/child_path.cc",
+    file: "native/core/child_steps.cc",
     search: "if (syscall(SYS_rt_sigprocmask, SIG_SETMASK, &empty, nullptr, sizeof empty) != 0) {",
     replace: "if (false) {",
     native: true,
     tests: ["test/spawn/behaviour-child-path.test.ts"],
-    moves: "the child path is being cut into child_steps and an exec helper",
   },
   {
     name: "posix-spawn-closefrom",
@@ -237,14 +239,15 @@ export const MUTANTS = [
   {
     name: "groups-set",
     control: "Exec controls change only the child",
-    file: "native/core/child_path.cc",
+    file: "native/core/child_steps.cc",
     search: "if (c.set_groups && syscall(SYS_setgroups, c.group_count, c.groups) != 0) {",
     replace: "if (false) {",
     native: true,
     tests: ["test/spawn/exec-controls.test.ts"],
-    moves: "the credential steps move into the exec helper",
   },
   {
+    // needs_helper: without it the vfork child (the host's memory) changes
+    // the credentials itself instead of exec'ing the helper first.
     name: "credential-child-private-memory",
     control: "A credential-changing child never shares the host's memory",
     file: "native/core/child_path.cc",
@@ -252,15 +255,13 @@ export const MUTANTS = [
     replace: "return false ||",
     native: true,
     tests: ["test/spawn/credential-child.test.ts"],
-    moves:
-      "the copy-on-write child is being replaced by the exec helper: re-point at the helper's exec",
   },
   {
     name: "spawn-sync-group-kill",
     control: "Endings reach the whole group",
     file: "native/core/run_sync.cc",
-    search: "    if (run_.to_group) {\n      signal_group(run_.pid, sig);",
-    replace: "    if (false) {\n      signal_group(run_.pid, sig);",
+    search: "if (run_.deadline.to_group) {",
+    replace: "if (false) {",
     native: true,
     tests: ["test/spawn/spawn-sync-group-signal.test.ts"],
   },
@@ -274,7 +275,6 @@ export const MUTANTS = [
     replace: "if (false) {",
     native: true,
     tests: ["test/spawn/sandbox-privileges.test.ts"],
-    moves: "the sandbox steps move into the exec helper",
   },
   {
     name: "bounding-set-dropped",
@@ -413,7 +413,6 @@ export const MUTANTS = [
     replace: "{16, 29, Kind::kDenyIfEither, 1, 0, 0,",
     native: true,
     tests: ["test/spawn/sandbox-syscalls.test.ts", "test/spawn/sandbox-filter.test.ts"],
-    moves: "the filter is being extended (prlimit64, setid bits at creation)",
   },
   {
     name: "filter-keyctl",
@@ -423,7 +422,6 @@ export const MUTANTS = [
     replace: "{9250, 9219, Kind::kDeny,",
     native: true,
     tests: ["test/spawn/sandbox-syscalls.test.ts", "test/spawn/sandbox-filter.test.ts"],
-    moves: "the filter is being extended (prlimit64, setid bits at creation)",
   },
   {
     name: "filter-setid-fchmodat",
@@ -433,7 +431,6 @@ export const MUTANTS = [
     replace: "{268, 53, Kind::kDenyIfAnyBit, 2, 0,",
     native: true,
     tests: ["test/spawn/sandbox-syscalls.test.ts", "test/spawn/sandbox-filter.test.ts"],
-    moves: "the filter is being extended (prlimit64, setid bits at creation)",
   },
   {
     name: "filter-fchownat",
@@ -443,7 +440,6 @@ export const MUTANTS = [
     replace: "{9260, 9054, Kind::kDeny,",
     native: true,
     tests: ["test/spawn/sandbox-syscalls.test.ts", "test/spawn/sandbox-filter.test.ts"],
-    moves: "the filter is being extended (prlimit64, setid bits at creation)",
   },
   {
     name: "filter-setxattr",
@@ -453,7 +449,6 @@ export const MUTANTS = [
     replace: "{9188, 9005, Kind::kDeny,",
     native: true,
     tests: ["test/spawn/sandbox-syscalls.test.ts", "test/spawn/sandbox-filter.test.ts"],
-    moves: "the filter is being extended (prlimit64, setid bits at creation)",
   },
   {
     name: "filter-io-uring",
@@ -463,7 +458,6 @@ export const MUTANTS = [
     replace: "{9425, 9425, Kind::kDeny,",
     native: true,
     tests: ["test/spawn/sandbox.test.ts", "test/spawn/sandbox-filter.test.ts"],
-    moves: "the filter is being extended (prlimit64, setid bits at creation)",
   },
   {
     name: "filter-memfd-exec",
@@ -473,7 +467,6 @@ export const MUTANTS = [
     replace: "{9319, 9279, Kind::kDenyUnlessAnyBit,",
     native: true,
     tests: ["test/spawn/sandbox-syscalls.test.ts", "test/spawn/sandbox-filter.test.ts"],
-    moves: "the filter is being extended (prlimit64, setid bits at creation)",
   },
   {
     name: "filter-socket-family",
@@ -483,7 +476,87 @@ export const MUTANTS = [
     replace: "{9041, 9198, Kind::kDenyUnlessEqual,",
     native: true,
     tests: ["test/spawn/sandbox.test.ts", "test/spawn/sandbox-filter.test.ts"],
-    moves: "the filter is being extended (prlimit64, setid bits at creation)",
+  },
+  {
+    name: "filter-prlimit64-other-pid",
+    control: "A sandboxed step cannot reach other processes' limits",
+    file: "native/core/seccomp_filter.cc",
+    search: "{302, 261, Kind::kDenyUnlessEqual,",
+    replace: "{9302, 9261, Kind::kDenyUnlessEqual,",
+    native: true,
+    tests: ["test/spawn/sandbox-limits.test.ts"],
+  },
+  {
+    name: "filter-setid-openat",
+    control: "No setid files planted at creation",
+    file: "native/core/seccomp_filter.cc",
+    search: "{257, 56, Kind::kDenyIfBothBits,",
+    replace: "{9257, 9056, Kind::kDenyIfBothBits,",
+    native: true,
+    tests: ["test/spawn/sandbox-creation-modes.test.ts"],
+  },
+  {
+    name: "filter-setid-open",
+    control: "No setid files planted at creation",
+    file: "native/core/seccomp_filter.cc",
+    search: "{2, -1, Kind::kDenyIfBothBits,",
+    replace: "{9002, -1, Kind::kDenyIfBothBits,",
+    native: true,
+    tests: ["test/spawn/sandbox-creation-modes.test.ts"],
+  },
+  {
+    name: "filter-setid-mknodat",
+    control: "No setid files planted at creation",
+    file: "native/core/seccomp_filter.cc",
+    search: "{259, 33, Kind::kDenyIfAnyBit,",
+    replace: "{9259, 9033, Kind::kDenyIfAnyBit,",
+    native: true,
+    tests: ["test/spawn/sandbox-creation-modes.test.ts"],
+  },
+  {
+    name: "filter-setid-mknod",
+    control: "No setid files planted at creation",
+    file: "native/core/seccomp_filter.cc",
+    search: "{133, -1, Kind::kDenyIfAnyBit,",
+    replace: "{9133, -1, Kind::kDenyIfAnyBit,",
+    native: true,
+    tests: ["test/spawn/sandbox-creation-modes.test.ts"],
+  },
+  {
+    name: "filter-setid-creat",
+    control: "No setid files planted at creation",
+    file: "native/core/seccomp_filter.cc",
+    search: "{85, -1, Kind::kDenyIfAnyBit,",
+    replace: "{9085, -1, Kind::kDenyIfAnyBit,",
+    native: true,
+    tests: ["test/spawn/sandbox-creation-modes.test.ts"],
+  },
+  {
+    name: "filter-openat2-no-such-call",
+    control: "No setid files planted at creation",
+    file: "native/core/seccomp_filter.cc",
+    search: "{437, 437, Kind::kNoSuchCall,",
+    replace: "{9437, 9437, Kind::kNoSuchCall,",
+    native: true,
+    tests: ["test/spawn/sandbox-creation-modes.test.ts"],
+  },
+  {
+    name: "filter-setid-fchmod",
+    control: "Passed descriptors (documented, not refused)",
+    file: "native/core/seccomp_filter.cc",
+    search: "{91, 52, Kind::kDenyIfAnyBit, 1, kSetIdBits,",
+    replace: "{91, 52, Kind::kDenyIfAnyBit, 1, 0,",
+    native: true,
+    tests: ["test/spawn/sandbox-passed-fds.test.ts"],
+  },
+  {
+    name: "view-writable-inert",
+    control: "Setid files and devices beneath `writable` inert in the view",
+    file: "native/core/mount_view.cc",
+    search: "MountAttr inert = {kMountAttrNosuid | (device ? 0 : kMountAttrNodev), 0, 0, 0};",
+    replace: "MountAttr inert = {0, 0, 0, 0};",
+    native: true,
+    tests: ["test/spawn/sandbox-mount-view.test.ts"],
   },
   {
     name: "view-read-only",
@@ -493,7 +566,6 @@ export const MUTANTS = [
     replace: "if (false) {",
     native: true,
     tests: ["test/spawn/sandbox-mount-view.test.ts"],
-    moves: "the mount view moves into the exec helper",
   },
   {
     name: "view-recursive",
@@ -503,7 +575,6 @@ export const MUTANTS = [
     replace: 'if (syscall(kMountSetattr, AT_FDCWD, "/", 0, &attr, sizeof attr) != 0) {',
     native: true,
     tests: ["test/spawn/sandbox-view-mounts.test.ts"],
-    moves: "the mount view moves into the exec helper",
   },
   {
     name: "view-open-no-symlinks",
@@ -513,7 +584,6 @@ export const MUTANTS = [
     replace: "OpenHow how = {O_PATH | O_CLOEXEC, 0, 0};",
     native: true,
     tests: ["test/spawn/sandbox-symlink-swap.test.ts"],
-    moves: "the mount view moves into the exec helper",
   },
 ];
 
