@@ -257,6 +257,19 @@ export const MUTANTS = [
     tests: ["test/spawn/credential-child.test.ts"],
   },
   {
+    // The keyring is joined as the new user: joined before the uid change it
+    // is root's, and a uid child keeps a keyring its own uid does not own.
+    name: "keyring-after-credentials",
+    control: "A credential-changing child never shares the host's memory",
+    file: "native/core/child_steps.cc",
+    search:
+      "  if (err == 0) err = set_credentials(controls, failure);\n  if (err == 0) err = join_keyring(controls, failure);",
+    replace:
+      "  if (err == 0) err = join_keyring(controls, failure);\n  if (err == 0) err = set_credentials(controls, failure);",
+    native: true,
+    tests: ["test/spawn/exec-helper.test.ts"],
+  },
+  {
     name: "spawn-sync-group-kill",
     control: "Endings reach the whole group",
     file: "native/core/run_sync.cc",
