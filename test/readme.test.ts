@@ -15,27 +15,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../src/native.js";
+import { expectedOutput, fencedBlocks } from "./helpers/doc-blocks.js";
 import { LONG } from "./helpers/long.js";
-
-interface Block {
-  readonly lang: string;
-  readonly code: string;
-  readonly line: number;
-}
-
-function fencedBlocks(markdown: string): Block[] {
-  const blocks: Block[] = [];
-  const lines = markdown.split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    const open = /^```(\w+)\s*$/.exec(lines[i]!);
-    if (open === null) continue;
-    const start = i + 1;
-    while (i + 1 < lines.length && lines[i + 1] !== "```") i++;
-    blocks.push({ lang: open[1]!, code: lines.slice(start, i + 1).join("\n"), line: start });
-    i++;
-  }
-  return blocks;
-}
 
 const README = readFileSync(join(PACKAGE_ROOT, "README.md"), "utf8");
 const blocks = fencedBlocks(README);
@@ -109,10 +90,7 @@ describe("README.md", () => {
 
   for (const block of jsBlocks) {
     it(`js (line ${block.line}) prints what its // => comments say`, () => {
-      const expected = block.code
-        .split("\n")
-        .filter((line) => line.startsWith("// => "))
-        .map((line) => line.slice("// => ".length));
+      const expected = expectedOutput(block.code);
       const run = spawnSync(process.execPath, ["--input-type=module"], {
         cwd: PACKAGE_ROOT,
         encoding: "utf8",

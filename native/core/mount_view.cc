@@ -15,12 +15,7 @@ namespace exactspawn {
 
 namespace {
 
-// Fixed by the kernel's ABI, the same numbers on every architecture (the
-// unified table since Linux 5.1); this toolchain's headers may predate them.
-constexpr long kOpenTree = 428;
-constexpr long kMoveMount = 429;
-constexpr long kOpenat2 = 437;
-constexpr long kMountSetattr = 442;
+// Flags fixed by the kernel's ABI; this toolchain's headers may predate them.
 constexpr unsigned kOpenTreeClone = 1;                 // OPEN_TREE_CLONE
 constexpr unsigned kOpenTreeCloexec = O_CLOEXEC;       // OPEN_TREE_CLOEXEC
 constexpr unsigned kAtRecursive = 0x8000;              // AT_RECURSIVE

@@ -17,6 +17,14 @@
 
 namespace exactspawn {
 
+// System call numbers fixed by the kernel's ABI, the same on every
+// architecture (the unified table since Linux 5.1); this toolchain's headers
+// may predate them.
+constexpr long kOpenTree = 428;
+constexpr long kMoveMount = 429;
+constexpr long kOpenat2 = 437;
+constexpr long kMountSetattr = 442;
+
 // How the view can be made on this host: kNone through a mount namespace
 // alone (the host holds CAP_SYS_ADMIN), kUserNamespace with a user namespace
 // too (a host that does not: the child maps its own uid and gid to

@@ -14,11 +14,6 @@ namespace exactspawn {
 
 namespace {
 
-// Fixed by the kernel's ABI, the same numbers on every architecture.
-constexpr long kOpenTree = 428;
-constexpr long kMoveMount = 429;
-constexpr long kOpenat2 = 437;
-constexpr long kMountSetattr = 442;
 constexpr int kCapSysAdmin = 21;
 
 bool has_call(long number, long a, long b, long c, long d, long e) {

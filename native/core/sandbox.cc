@@ -42,7 +42,6 @@ constexpr uint64_t kScopeAbstractUnix = 1ULL << 0;  // ABI 6, scoped
 constexpr uint64_t kScopeSignal = 1ULL << 1;
 constexpr uint32_t kCreateRulesetVersion = 1U << 0;
 constexpr int kRulePathBeneath = 1;
-constexpr long kOpenat2 = 437;                 // the same number on every architecture
 constexpr uint64_t kResolveNoSymlinks = 0x04;  // RESOLVE_NO_SYMLINKS
 
 // The ruleset attribute as ABI 6 knows it; older kernels take a prefix.

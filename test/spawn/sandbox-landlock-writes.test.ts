@@ -11,26 +11,16 @@
  * Seen red with `npm run test:mutants -- --only landlock-write-handled` and
  * `--only landlock-truncate-handled`.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { nativeStatus, type SandboxOptions, sandboxSupport, spawn } from "../../src/index.js";
+import { sandboxDirs } from "../helpers/sandbox-dirs.js";
 
 const support = nativeStatus().loaded ? sandboxSupport() : undefined;
 const full = support !== undefined && support.missing.length === 0;
 
-// Made only where the tests run (a skipped file runs no afterAll).
-const base = full ? mkdtempSync(join(tmpdir(), "exactspawn-landlock-writes-")) : "/nonexistent";
-const inside = join(base, "inside");
-const outside = join(base, "outside");
-if (full) {
-  mkdirSync(inside);
-  mkdirSync(outside);
-}
-afterAll(() => {
-  if (full) rmSync(base, { recursive: true, force: true });
-});
+const { inside, outside } = sandboxDirs("exactspawn-landlock-writes-", full);
 
 const box: SandboxOptions = { writable: [inside], readOnlyView: false };
 

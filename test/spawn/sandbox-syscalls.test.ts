@@ -16,36 +16,22 @@ import {
   closeSync,
   constants,
   existsSync,
-  mkdirSync,
-  mkdtempSync,
   openSync,
-  rmSync,
   statSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { nativeStatus, type SandboxOptions, sandboxSupport, spawn } from "../../src/index.js";
 import { fixtureBinary } from "../fixtures/build.js";
+import { sandboxDirs } from "../helpers/sandbox-dirs.js";
 
 const full = nativeStatus().loaded && sandboxSupport().missing.length === 0;
 const root = process.getuid?.() === 0;
 
 const probe = fixtureBinary("sandbox-probe");
-// Made only where the tests run: a project that skips them all (the fallback)
-// runs no afterAll, and the directory would be left in TMPDIR.
-const base = full ? mkdtempSync(join(tmpdir(), "exactspawn-syscalls-")) : "/nonexistent";
-const inside = join(base, "inside");
-const outside = join(base, "outside");
-if (full) {
-  mkdirSync(inside);
-  mkdirSync(outside);
-}
-afterAll(() => {
-  if (full) rmSync(base, { recursive: true, force: true });
-});
+const { inside, outside } = sandboxDirs("exactspawn-syscalls-", full);
 
 const executable = [dirname(probe), "/usr", "/bin", "/lib", "/lib64"].filter((dir) =>
   existsSync(dir),
