@@ -371,7 +371,7 @@ export const MUTANTS = [
     search: '{"/dev/null", "/dev/zero", "/dev/full"};',
     replace: '{"/dev/zero", "/dev/full"};',
     native: true,
-    tests: ["test/spawn/sandbox.test.ts"],
+    tests: ["test/spawn/sandbox.test.ts", "test/spawn/sandbox-landlock-writes.test.ts"],
   },
   {
     name: "landlock-open-no-symlinks",

@@ -59,6 +59,12 @@ describe.runIf(full)("sandbox: Landlock refuses writes that create nothing", () 
     expect(readFileSync(own, "utf8")).toBe("xappended");
   });
 
+  it("writing to /dev/null works though it is outside writable (the null devices are granted)", async () => {
+    // stdio is set up before the sandbox, so only a write the command itself opens sees this rule.
+    const child = await spawn("/bin/sh", ["-c", "echo x > /dev/null && echo ok"], { sandbox: box });
+    expect(String(child.stdout).trim()).toBe("ok");
+  });
+
   it("truncate(2) of a file outside writable by path (EACCES); inside it works", async () => {
     const target = join(outside, "truncate");
     writeFileSync(target, "intact");
