@@ -21,6 +21,8 @@
         "native/exec_controls_binding.cc",
         "native/sandbox_binding.cc",
         "native/watchdog_binding.cc",
+        "native/contain_binding.cc",
+        "native/tree_watch.cc",
         "native/core/probe.cc",
         "native/core/errno_names.cc",
         "native/core/glibc_floor.cc",
@@ -40,7 +42,8 @@
         "native/core/sandbox.cc",
         "native/core/mount_view.cc",
         "native/core/seccomp_filter.cc",
-        "native/core/watchdog.cc"
+        "native/core/watchdog.cc",
+        "native/core/cgroup.cc"
       ],
       "dependencies": [
         "<!(node -p \"require('node-addon-api').targets\"):node_addon_api_except"

@@ -4,6 +4,7 @@
 #include <napi.h>
 
 #include "child_watch.h"
+#include "contain_binding.h"
 #include "debug_binding.h"
 #include "memfd_binding.h"
 #include "pipe_binding.h"
@@ -31,6 +32,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("closeFd", Napi::Function::New(env, CloseFd, "closeFd"));
   exports.Set("startWatchdog", Napi::Function::New(env, StartWatchdog, "startWatchdog"));
   exports.Set("sealedMemfd", Napi::Function::New(env, SealedMemfd, "sealedMemfd"));
+  exports.Set("probeContainment", Napi::Function::New(env, ProbeContainment, "probeContainment"));
   exports.Set("debugCounters", Napi::Function::New(env, DebugCounters, "debugCounters"));
   InitChildWatch(env, exports);
   return exports;

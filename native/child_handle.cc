@@ -1,6 +1,6 @@
 // child_handle.cc — marshalling only: the ChildHandle JavaScript gets back
 // from spawn(), { pid, kill, killGroup, killGroupAtExit, endCaptureAtExit,
-// ref, unref, hasRef, takeOver }, over the watch in watch_state.h. Every
+// ref, unref, hasRef, takeOver, killTree }, over the watch in watch_state.h. Every
 // method runs inside Marshal() (system_error.h).
 //
 // Group signals go out only while the leader is unreaped: until the reap its
@@ -28,7 +28,8 @@ class ChildHandle : public Napi::ObjectWrap<ChildHandle> {
          InstanceMethod<&ChildHandle::EndCaptureAtExit>("endCaptureAtExit"),
          InstanceMethod<&ChildHandle::Ref>("ref"), InstanceMethod<&ChildHandle::Unref>("unref"),
          InstanceMethod<&ChildHandle::HasRef>("hasRef"),
-         InstanceMethod<&ChildHandle::TakeOver>("takeOver")});
+         InstanceMethod<&ChildHandle::TakeOver>("takeOver"),
+         InstanceMethod<&ChildHandle::KillTree>("killTree")});
   }
 
   explicit ChildHandle(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ChildHandle>(info) {}
@@ -81,6 +82,18 @@ class ChildHandle : public Napi::ObjectWrap<ChildHandle> {
       Watch* w = Unreaped();
       if (w != nullptr) w->group_exit_signal = sig;
       return Napi::Number::New(info.Env(), w == nullptr ? -ESRCH : 0);
+    });
+  }
+
+  // SIGKILLs a contained step's whole tree now (core/cgroup.h: cgroup.kill);
+  // 0, -errno, or -ESRCH when the step is not contained or its tree is gone.
+  // The tree is ended at the leader's exit anyway; this is for a deadline
+  // that must not wait for the leader.
+  Napi::Value KillTree(const Napi::CallbackInfo& info) {
+    return Marshal(info, [&] {
+      Watch* w = watch;
+      bool contained = w != nullptr && !w->cgroup.path.empty();
+      return Napi::Number::New(info.Env(), contained ? kill_cgroup(w->cgroup.path) : -ESRCH);
     });
   }
 

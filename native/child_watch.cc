@@ -70,6 +70,7 @@ void OnTeardown(void* arg) {
       }
       Detach(w, Life::kTornDown);
     }
+    TearDownTree(w);
     StopWatchingPidfd(w, false);
     MaybeFree(w);
   }
@@ -150,12 +151,13 @@ uint64_t InvalidWatchMoves() { return invalid_moves.load(std::memory_order_relax
 
 // Frees the watch once JavaScript is detached and nothing is registered.
 void MaybeFree(Watch* w) {
-  if (!Finished(w) || w->pidfd >= 0) return;
+  if (!Finished(w) || w->pidfd >= 0 || w->cgroup_token != 0) return;
   for (auto& r : w->readers) {
     if (r->active) return;
   }
   EnvState* s = w->state;
   if (w->start_status_fd >= 0) close(w->start_status_fd);
+  if (!w->cgroup.path.empty()) TearDownTree(w);  // a watch abandoned half-built
   Unlink(w);
   delete w;
   s->live--;
@@ -193,6 +195,10 @@ void OnPidfdReady(Watch* w) {
   if (r < 0) w->reap_error = r;
   if (r < 0 || w->end_capture_at_exit) EndCapture(w);
   UpdateHold(w);
+  if (!w->cgroup.path.empty()) {
+    EndTree(w);  // delivers once the tree is gone (may free w)
+    return;
+  }
   MaybeDeliver(w);
 }
 
@@ -248,7 +254,7 @@ void InitChildWatch(Napi::Env env, Napi::Object exports) {
 
 Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
                         const CaptureRequest& capture, std::vector<int>* parent_ends,
-                        bool guard_group, StartReport* start) {
+                        bool guard_group, StartReport* start, StepCgroup* cgroup) {
   EnvState* s = env.GetInstanceData<EnvState>();
   if (guard_group) {
     StepFailure guard_failure;
@@ -319,6 +325,10 @@ Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
     w->start_cwd.swap(start->cwd);
   }
   for (int slot : capture.slots) (*parent_ends)[static_cast<size_t>(slot)] = -1;
+  if (cgroup != nullptr && !cgroup->path.empty()) {
+    w->cgroup = *cgroup;
+    *cgroup = StepCgroup();
+  }
   AttachHandle(object, w);
   napi_create_reference(env, on_exit, 1, &w->on_exit);
   if (capture.on_overflow != nullptr) {

@@ -45,6 +45,8 @@
 #include <string>
 #include <vector>
 
+#include "core/cgroup.h"
+
 namespace exactspawn {
 
 // Per-environment set-up: the ChildHandle class and the teardown hook.
@@ -78,8 +80,12 @@ struct CaptureRequest {
 // with the watchdog (core/watchdog.h) first and released before the reap; if
 // the environment ends while the child runs, the group is SIGKILLed.
 // start: see StartReport (nullptr or fd -1: the child's start is known).
+// cgroup: a contained step's cgroup (core/cgroup.h), taken over by the watch
+// on success (its path is then empty): killed at the leader's reap, the exit
+// delivered once the tree is gone, with `tree` (its usage) in the exit.
 Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
                         const CaptureRequest& capture, std::vector<int>* parent_ends,
-                        bool guard_group = false, StartReport* start = nullptr);
+                        bool guard_group = false, StartReport* start = nullptr,
+                        StepCgroup* cgroup = nullptr);
 
 }  // namespace exactspawn

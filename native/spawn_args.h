@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "contain_binding.h"
 #include "exec_controls_binding.h"
 #include "sandbox_binding.h"
 
@@ -65,6 +66,8 @@ struct SpawnArgs {
   ExecControlsInput controls;
   bool sandboxed = false;  // options.sandbox was given (implies the child path)
   SandboxInput sandbox;
+  bool contained = false;  // options.contain was given (the child path; contain_binding.h)
+  ContainInput contain;
 };
 
 // Reads and checks the shared fields; throws a TypeError on any bad one.
@@ -81,11 +84,18 @@ bool OptionalBool(Napi::Env env, Napi::Object options, const char* key);
 // waited for (core/child_path.h): start_status then holds its start-status
 // pipe, to be read once the child is reaped (ThrowIfStartFailed, or the exit
 // watch).
+// A contained child's cgroup stays here until a watch takes it over (its
+// path is then empty); one still here when this goes out of scope (a failed
+// start or watch) is killed, waited for a moment and removed.
 struct StartedChild {
   pid_t pid = 0;
   OwnedFds parent_ends;
   OwnedFds start_status{1};
+  StepCgroup cgroup;
   explicit StartedChild(size_t slots) : parent_ends(slots) {}
+  ~StartedChild();
+  StartedChild(const StartedChild&) = delete;
+  StartedChild& operator=(const StartedChild&) = delete;
 };
 
 // The path a failed start names: the cwd for "chdir", else the file.

@@ -115,7 +115,7 @@ Napi::Value SpawnChecked(const Napi::CallbackInfo& info) {
     start.cwd = args.cwd;
   }
   Napi::Object handle = WatchChild(env, child.pid, on_exit.As<Napi::Function>(), capture,
-                                   &parent_ends, cleanup, &start);
+                                   &parent_ends, cleanup, &start, &child.cgroup);
   child.start_status.fds[0] = start.fd;  // -1 once the watch owns it
   if (uncaptured_pipe) {
     Napi::Array fds = Napi::Array::New(env, parent_ends.size());

@@ -49,6 +49,9 @@ export const CORE = [
   "signal_names",
   "resource_limits",
   "mount_view",
+  "cgroup",
+  "watchdog",
+  "orphan_reaper",
 ];
 
 export const MUSL_TARGETS = {

@@ -127,6 +127,13 @@ export {
   type RuntimeOptions,
   type RuntimePreset,
 } from "./runtime.js";
+export {
+  type ContainedReport,
+  ContainmentError,
+  type ContainOption,
+  type ContainSettings,
+} from "./spawn/contain.js";
+export { type CgroupSupport, cgroupSupport } from "./spawn/contain-plan.js";
 export type {
   EngineExit,
   ResourceUsage,

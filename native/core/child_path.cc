@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "cgroup.h"
 #include "stdio_plan.h"
 
 #ifndef SYS_close_range
@@ -185,6 +186,8 @@ EXACTSPAWN_CHILD_CODE int child_main(void* raw) {
   } else if (r.new_process_group) {
     if (syscall(SYS_setpgid, 0, 0) != 0) fail(args, "setpgid", "processGroup");
   }
+  if (r.cgroup_procs_fd >= 0 && enter_cgroup(r.cgroup_procs_fd) != 0)
+    fail(args, "write", "contain");
   if (c.sandbox != nullptr && c.sandbox->mount_view != nullptr) {
     const char* name = "unshare";
     if (int err = apply_mount_view(*c.sandbox->mount_view, &name); err != 0) {

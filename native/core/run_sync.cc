@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <climits>
 
+#include "cgroup.h"
 #include "pipe.h"
 #include "reap.h"
 
@@ -240,6 +241,7 @@ class SyncLoop {
     leader_done_ = true;
     close_owned(&pidfd_);
     close_owned(&stdin_fd_);
+    if (run_.cgroup_path != nullptr) kill_cgroup(run_.cgroup_path);
     return 0;
   }
 

@@ -40,6 +40,9 @@ struct SyncRun {
   int64_t grace_ms = 0;          // from the ending: final_signal, then reading stops
   int final_signal = 0;          // sent after the grace while the leader is unreaped
   int group_signal_at_exit = 0;  // to the group at the leader's exit after an ending; 0: none
+  // A contained step's cgroup (core/cgroup.h), killed whole when the leader
+  // has been reaped, so every pipe its processes held ends; nullptr: none.
+  const char* cgroup_path = nullptr;
 };
 
 enum class SyncEndingCause { kTimeout, kOverflow };

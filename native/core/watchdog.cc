@@ -2,6 +2,7 @@
 #include "watchdog.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -29,7 +30,8 @@ std::string program_file;
 std::vector<std::string> program_argv;
 int write_fd = -1;  // the host's end of the watchdog's stdin; -1 while none runs
 pid_t watchdog_pid = 0;
-std::vector<pid_t> groups;  // registered and not yet released
+std::vector<pid_t> groups;         // registered and not yet released
+std::vector<std::string> cgroups;  // registered for the host's life
 // The call that failed last (static string; nullptr: none did, e.g. an
 // allocation). Written and read with the mutex held.
 const char* failed_call = nullptr;
@@ -58,6 +60,18 @@ int send_line(char op, pid_t pgid) {
     if (written < 0 && errno == EINTR) continue;
     failed_call = "write";
     return written < 0 ? -errno : -EIO;  // a short write cannot happen below PIPE_BUF
+  }
+}
+
+// "=<path>\n" in one write(2) (the caller keeps it below PIPE_BUF).
+int send_cgroup(const std::string& path) {
+  std::string line = "=" + path + "\n";
+  for (;;) {
+    ssize_t written = write(write_fd, line.data(), line.size());
+    if (written == static_cast<ssize_t>(line.size())) return 0;
+    if (written < 0 && errno == EINTR) continue;
+    failed_call = "write";
+    return written < 0 ? -errno : -EIO;
   }
 }
 
@@ -121,6 +135,10 @@ int launch_locked() {
   if (watch >= 0 && !monitor_start(watch, generation)) close_fd(watch);
   for (pid_t group : groups) {
     err = send_line('+', group);
+    if (err < 0) return err;
+  }
+  for (const std::string& path : cgroups) {
+    err = send_cgroup(path);
     if (err < 0) return err;
   }
   return 0;
@@ -233,6 +251,31 @@ int watchdog_guard(pid_t pgid, StepFailure* failure) {
   int err = send_or_relaunch_locked('+', pgid);
   if (err < 0) {
     groups.pop_back();
+    return failed(err, failure);
+  }
+  return 0;
+}
+
+int watchdog_guard_cgroup(const std::string& path, StepFailure* failure) {
+  std::lock_guard<std::mutex> lock(watchdog_mutex);
+  failed_call = nullptr;
+  if (!configured) return failed(-ENOTCONN, failure);
+  if (path.size() + 2 > PIPE_BUF || path.find('\n') != std::string::npos) {
+    return failed(-EINVAL, failure);
+  }
+  try {
+    cgroups.push_back(path);
+  } catch (const std::bad_alloc&) {
+    return failed(-ENOMEM, failure);
+  }
+  int err = write_fd >= 0 ? send_cgroup(path) : -EPIPE;
+  if (err == -EPIPE) {  // a watchdog that died: its replacement learns every registration
+    drop_locked();
+    err = launch_locked();
+    if (err < 0) drop_locked();
+  }
+  if (err < 0) {
+    cgroups.pop_back();
     return failed(err, failure);
   }
   return 0;

@@ -49,6 +49,14 @@ bool watchdog_configured();
 // is not registered (*failure, if given, names the call that failed).
 int watchdog_guard(pid_t pgid, StepFailure* failure = nullptr);
 
+// Registers a cgroup directory (core/cgroup.h: the host's sub-tree of
+// contained steps; one line "=<path>"): when the host ends the watchdog
+// writes its cgroup.kill and removes it and the step cgroups in it. Never
+// released: the sub-tree lives as long as the host. -EINVAL for a path with a
+// newline or one too long for one atomic line; -ENOTCONN before
+// watchdog_start.
+int watchdog_guard_cgroup(const std::string& path, StepFailure* failure = nullptr);
+
 // Unregisters the group. Call it before the leader is reaped.
 void watchdog_release(pid_t pgid);
 

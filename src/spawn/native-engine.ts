@@ -29,6 +29,7 @@ import {
   type EngineChild,
   type EngineExit,
   type EngineRequest,
+  oomKilled,
   resourceUsageOf,
   type TakenOver,
 } from "./engine.js";
@@ -91,6 +92,9 @@ class NativeChild implements EngineChild {
   endCaptureAtExit(): void {
     this.#handle.endCaptureAtExit?.();
   }
+  killTree(): number {
+    return this.#handle.killTree?.() ?? -ENOSYS;
+  }
   ref(): void {
     this.#handle.ref();
   }
@@ -111,6 +115,7 @@ function toExit(raw: RawChildExit | Error): EngineExit | Error {
     signal: raw.signal,
     resourceUsage: resourceUsageOf(raw),
     output: raw.output,
+    oomKilled: oomKilled(raw),
   };
 }
 
@@ -184,7 +189,7 @@ function guarded<T>(callback: (arg: T) => void): (arg: T) => void {
 }
 
 /** Starts the addon's watchdog once per engine (the addon replaces one that died). */
-function watchdogStarter(binding: SpawnCapable): () => void {
+export function watchdogStarter(binding: NativeBinding): () => void {
   let started = false;
   return () => {
     if (started) return;
@@ -208,7 +213,8 @@ export function nativeEngine(binding: SpawnCapable): Engine {
       onExit: (exit: EngineExit | Error) => void,
       onOverflow?: (slot: number) => void,
     ): EngineChild {
-      if (request.cleanup === true) startWatchdog();
+      // A contained step's cgroup is registered with the watchdog too.
+      if (request.cleanup === true || request.contain !== undefined) startWatchdog();
       const capture = request.capture;
       const captured = capture !== undefined && capture.slots.length > 0 ? capture.slots : NONE;
       const handle = binding.spawn({
@@ -224,6 +230,7 @@ export function nativeEngine(binding: SpawnCapable): Engine {
         controls: nativeControls(request, alwaysChildPath),
         sandbox: request.sandbox,
         cleanup: request.cleanup === true ? true : undefined,
+        contain: request.contain,
         onExit: guarded((raw) => onExit(toExit(raw))),
       });
       return new NativeChild(handle, request.stdio.length, captured);

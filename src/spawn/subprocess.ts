@@ -13,6 +13,7 @@ import { Buffer } from "node:buffer";
 import { constants } from "node:os";
 import { performance } from "node:perf_hooks";
 import { Readable, type Writable } from "node:stream";
+import type { ContainedReport } from "./contain.js";
 import {
   type DeadlinePlan,
   deadlinePlan,
@@ -47,6 +48,8 @@ export interface SpawnResult<Stdout = string | Buffer | null, Stderr = Stdout> {
   readonly resourceUsage: ResourceUsage | null;
   /** Whether the native engine ran the child. */
   readonly native: boolean;
+  /** The containment applied (docs/containment.md), or null when the step was not contained. */
+  readonly contained: ContainedReport | null;
   /** Why the run counts as failed (only seen with `reject: false`), else null. */
   readonly failure: FailureReason | null;
 }
@@ -66,6 +69,8 @@ export type RunPolicy = Pick<
   | "ref"
 > & {
   readonly ownGroup: boolean;
+  /** What containment the engine applies (null or absent: none). */
+  readonly contained?: ContainedReport | null;
 };
 
 type Outcome = { ok: true; value: SpawnResult } | { ok: false; error: unknown };
@@ -390,6 +395,8 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
 
   #afterGrace(): void {
     this.#signalChild(this.#plan.finalSignal);
+    // A contained tree dies whole now, whether or not its leader is gone.
+    if (this.#policy.contained != null) this.#child?.killTree?.();
     this.#endCapture = true;
     // May deliver the exit (and settle) before it returns.
     this.#child?.endCaptureAtExit();
@@ -438,7 +445,13 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
     const durationMs = performance.now() - this.#start;
     const failure: FailureReason | null =
       endingFailure(this.#endings) ??
-      (exit.signal !== null ? "signal" : exit.exitCode !== 0 ? "exit" : null);
+      (exit.oomKilled === true
+        ? "oom"
+        : exit.signal !== null
+          ? "signal"
+          : exit.exitCode !== 0
+            ? "exit"
+            : null);
     if (failure !== null && policy.reject) {
       this.#settle({
         ok: false,
@@ -457,6 +470,7 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
         durationMs,
         resourceUsage: exit.resourceUsage,
         native: this.native,
+        contained: policy.contained ?? null,
         failure,
       },
     });

@@ -12,9 +12,15 @@ import { constants } from "node:os";
 import { systemError } from "../errors.js";
 import type { NativeBinding } from "../native.js";
 import { type DeadlinePlan, type Ending, nativeDeadline } from "./deadline-plan.js";
-import { type EngineRequest, type ResourceUsage, resourceUsageOf } from "./engine.js";
+import { type EngineRequest, oomKilled, type ResourceUsage, resourceUsageOf } from "./engine.js";
 import { envObject, FallbackUnsupportedError, fallbackIds, utf8 } from "./fallback-engine.js";
-import { childPathForced, nativeControls, packedArgs, stdioFds } from "./native-engine.js";
+import {
+  childPathForced,
+  nativeControls,
+  packedArgs,
+  stdioFds,
+  watchdogStarter,
+} from "./native-engine.js";
 
 /** How a synchronous run is fed and bounded. */
 export interface SyncBounds {
@@ -33,6 +39,8 @@ export interface SyncExit {
   readonly stderr: Buffer | null;
   /** The run's endings, in order (named by endingFailure). */
   readonly endings: readonly Ending[];
+  /** A contained step whose tree met the OOM killer. */
+  readonly oomKilled?: boolean;
 }
 
 export type SyncEngine = (request: EngineRequest, bounds: SyncBounds) => SyncExit;
@@ -45,7 +53,10 @@ export function canRunSyncNatively(binding: NativeBinding | null): binding is Sy
 
 export function nativeSyncEngine(binding: SyncCapable): SyncEngine {
   const alwaysChildPath = childPathForced();
+  const startWatchdog = watchdogStarter(binding);
   return (request, bounds) => {
+    // A contained step's cgroup is registered with the watchdog (host death).
+    if (request.contain !== undefined) startWatchdog();
     const raw = binding.spawnSync({
       file: request.file,
       ...packedArgs(request),
@@ -57,6 +68,7 @@ export function nativeSyncEngine(binding: SyncCapable): SyncEngine {
       setpgroup: request.setpgroup,
       controls: nativeControls(request, alwaysChildPath),
       sandbox: request.sandbox,
+      contain: request.contain,
     });
     return {
       pid: raw.pid,
@@ -66,6 +78,7 @@ export function nativeSyncEngine(binding: SyncCapable): SyncEngine {
       stdout: raw.output[1] ?? null,
       stderr: raw.output[2] ?? null,
       endings: raw.endings,
+      oomKilled: oomKilled(raw),
     };
   };
 }
@@ -77,6 +90,9 @@ export function nativeSyncEngine(binding: SyncCapable): SyncEngine {
  */
 export const fallbackSyncEngine: SyncEngine = (request, bounds) => {
   const deadline = bounds.deadline;
+  if (request.contain !== undefined) {
+    throw new FallbackUnsupportedError("options.contain needs the native engine");
+  }
   if (request.sandbox !== undefined) {
     throw new FallbackUnsupportedError("options.sandbox needs the native engine");
   }
