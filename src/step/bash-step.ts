@@ -33,6 +33,7 @@ import { assertKnownOptions, knownKeys } from "../known-options.js";
 import { assertLimitsOption, type Limits, probeLimits } from "../limits.js";
 import { type Logger, logger } from "../log.js";
 import { nativeBinding } from "../native.js";
+import type { ContainOption } from "../spawn/contain.js";
 import type { SandboxOptions } from "../spawn/sandbox.js";
 import { spawn } from "../spawn/spawn.js";
 import type { SpawnOptions } from "../spawn/spawn-options.js";
@@ -133,6 +134,12 @@ export interface BashStepOptions {
   readonly stdio?: SpawnOptions["stdio"];
   /** Confines the step and everything it starts (docs/sandbox.md). Default: the runtime's `sandbox`. */
   readonly sandbox?: SandboxOptions;
+  /**
+   * Kill everything the step starts when it ends (docs/containment.md).
+   * Default: the runtime's `contain`, which defaults to "best-effort" for
+   * bash steps (contained wherever the host can; `result.contained` says).
+   */
+  readonly contain?: ContainOption;
   /** Also collect stdout and stderr interleaved line by line, as the result's `all`. Default false. */
   readonly all?: boolean;
   /** Reject on a non-zero exit, a signal, a timeout or an abort. Default true. */
@@ -175,6 +182,7 @@ export const BASH_STEP_OPTION_KEYS = knownKeys<BashStepOptions>({
   limits: true,
   cleanup: true,
   sandbox: true,
+  contain: true,
   spillKinds: true,
 });
 
@@ -689,6 +697,7 @@ function startStep(
       ...(options.input === undefined ? {} : { input: options.input }),
       stdio,
       ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
+      ...(options.contain === undefined ? {} : { contain: options.contain }),
       processGroup: true,
       cleanup: options.cleanup ?? host.cleanup ?? true,
       reject: options.reject ?? true,
