@@ -29,6 +29,8 @@ Options:
 ${STEP_OPTIONS_HELP}
   --allow-skips         run even when a --var or --context value would not reach the step
   --timeout S           stop the step after S seconds (SIGTERM to its process group, then SIGKILL)
+  --contain             require containment: everything the step starts dies with it (exit status
+                        125 where this host cannot; without it the step is contained where it can)
   --verbose             print the plan (the explain table) to stderr first
   -h, --help
 
@@ -61,6 +63,7 @@ export async function runRun(argv: string[]): Promise<number> {
     ...STEP_OPTIONS,
     "allow-skips": { type: "boolean" },
     timeout: { type: "string" },
+    contain: { type: "boolean" },
     verbose: { type: "boolean" },
   });
   if (values.help) {
@@ -110,6 +113,7 @@ export async function runRun(argv: string[]): Promise<number> {
       reject: false,
       signal: controller.signal,
       ...(timeout === undefined ? {} : { timeout }),
+      ...(values.contain === true ? { contain: true } : {}),
     });
   } catch (error) {
     return fail(error);

@@ -13,6 +13,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { release } from "node:os";
 import { describe, expect, it } from "vitest";
+import { cgroupSupport } from "../../src/spawn/contain-plan.js";
 import { fixtureBinary } from "../fixtures/build.js";
 import { cli } from "../helpers/run-cli.js";
 
@@ -31,6 +32,7 @@ const seccomp =
  */
 const [major = 0, minor = 0] = release().split(".").map(Number);
 const isRoot = process.getuid?.() === 0;
+const cgroup = cgroupSupport();
 const view = isRoot && (major > 5 || (major === 5 && minor >= 12));
 
 /** What a default sandbox (no network) cannot get here: docs/sandbox.md's table. */
@@ -59,6 +61,12 @@ describe("exactspawn sandbox", () => {
       readOnlyViewUnavailable: view ? null : isRoot ? "kernel" : expect.anything(),
       readOnlyViewUserNamespace: isRoot ? false : expect.any(Boolean),
       missing,
+      containment: {
+        mechanism: cgroup.available ? "cgroup" : null,
+        cgroupParent: cgroup.parent,
+        controllers: cgroup.controllers,
+        reason: cgroup.reason,
+      },
     });
     expect(run.status).toBe(missing.length === 0 ? 0 : 1);
   });
