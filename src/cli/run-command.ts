@@ -15,7 +15,7 @@ import { planStep, runtimeFor, stepOptions } from "./step-plan.js";
 import { unreachedError, unreachedValues } from "./unreached.js";
 import { isUsageError, UsageError } from "./usage-error.js";
 
-export const RUN_HELP = `Usage: exactspawn run [options] [--allow-skips] [--timeout S] [--verbose] -- COMMAND
+export const RUN_HELP = `Usage: exactspawn run [options] [--allow-skips] [--timeout S] [--contain] [--verbose] -- COMMAND
 
 Runs COMMAND (its words joined by spaces into one bash script) as a bash step: the parent
 environment through the allow and block lists, the context, the step values (spilled to private
