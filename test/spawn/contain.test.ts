@@ -225,3 +225,17 @@ describe.runIf(nativeStatus().loaded && !support.available)(
     });
   },
 );
+
+describe.runIf(!nativeStatus().loaded)("contain on the child_process fallback", () => {
+  it("refuses contain: true (missing the native engine); best-effort runs uncontained", async () => {
+    const error = await spawn("/bin/true", [], { contain: true }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ContainmentError);
+    expect(error).toMatchObject({ missing: ["native engine"] });
+    expect(() => spawnSync("/bin/true", [], { contain: true })).toThrow(ContainmentError);
+    const run = await spawn("/bin/true", [], { contain: "best-effort" });
+    expect(run.contained).toBeNull();
+  });
+});
