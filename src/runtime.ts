@@ -125,7 +125,8 @@ export interface RuntimeOptions {
   /**
    * The containment of every runtime.bash and runtime.spawn call that does
    * not give its own (docs/containment.md). Default: "best-effort" for bash
-   * steps (contained wherever this host can), none for runtime.spawn.
+   * steps (contained wherever this host can) unless their `cleanup` is
+   * false, none for runtime.spawn.
    */
   readonly contain?: ContainOption;
   /** Windows-style case-insensitive names (ASCII case folding) for lists and layering. */
@@ -595,7 +596,11 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       runBashStep(
         host,
         command,
-        contained(sandboxed(bashOptions), "best-effort"),
+        // A step asked to outlive its host (cleanup: false) is not contained by default either.
+        contained(
+          sandboxed(bashOptions),
+          (bashOptions?.cleanup ?? stepCleanup) ? "best-effort" : undefined,
+        ),
       )) as Runtime["bash"],
     planBash: (command: string, bashOptions?: BashStepOptions) =>
       planBashStep(host, command, bashOptions),

@@ -137,7 +137,8 @@ export interface BashStepOptions {
   /**
    * Kill everything the step starts when it ends (docs/containment.md).
    * Default: the runtime's `contain`, which defaults to "best-effort" for
-   * bash steps (contained wherever the host can; `result.contained` says).
+   * bash steps (contained wherever the host can; `result.contained` says),
+   * and to none for a step with `cleanup: false` (it may outlive its host).
    */
   readonly contain?: ContainOption;
   /** Also collect stdout and stderr interleaved line by line, as the result's `all`. Default false. */
