@@ -90,6 +90,40 @@ describe.runIf(canContain)("contained bash steps and their host (as root)", () =
   });
 });
 
+describe.runIf(canContain)("contained steps of a worker that ends", () => {
+  it("a terminated worker's running contained step dies whole and its cgroup is removed", () => {
+    const run = runHost<{ pids: number[]; alive: number[]; cgroups: string[] }>(
+      dir,
+      `
+      import { Worker } from "node:worker_threads";
+      import { existsSync, readdirSync, readFileSync } from "node:fs";
+      const alive = (pid) => { try { return readFileSync("/proc/" + pid + "/stat", "utf8").split(") ")[1][0] !== "Z"; } catch { return false; } };
+      const STEP_TEXT = ${JSON.stringify(STEP)};
+      const worker = new Worker(\`
+        const { parentPort } = require("node:worker_threads");
+        import(\${JSON.stringify(DIST)}).then(async ({ spawn }) => {
+          const step = spawn("/bin/bash", ["-c", \${JSON.stringify(STEP_TEXT)}], { contain: true, stdio: ["ignore", "pipe", "ignore"], env: { PATH: "/usr/bin:/bin" } });
+          const pids = [];
+          for await (const line of step.lines()) { pids.push(Number(line)); if (pids.length === 3) break; }
+          parentPort.postMessage(pids);
+        });
+      \`, { eval: true });
+      const pids = await new Promise((resolve) => worker.once("message", resolve));
+      await worker.terminate();
+      const subtree = ${JSON.stringify(support.parent)} + "/exactspawn-" + process.pid;
+      const cgroups = existsSync(subtree) ? readdirSync(subtree, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name) : [];
+      report({ pids, alive: pids.filter(alive), cgroups });
+      `,
+    );
+    expect(run.stderr).toBe("");
+    const r = run.report!;
+    left.add(...r.pids);
+    expect(r.pids).toHaveLength(3);
+    expect(r.alive).toEqual([]);
+    expect(r.cgroups).toEqual([]);
+  });
+});
+
 describe.runIf(nativeStatus().loaded && isRoot && setpriv)(
   "a host that may not create a cgroup (run as nobody)",
   () => {
