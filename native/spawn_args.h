@@ -5,7 +5,9 @@
 //     cwd?: string|null, stdio: int[] (>= 3; -1 = /dev/null, -2 = a new pipe),
 //     setsid?: boolean, setpgroup?: boolean,
 //     controls?: object (exec_controls_binding.h),
-//     sandbox?: object (sandbox_binding.h) }
+//     sandbox?: object (sandbox_binding.h),
+//     contain?: object (contain_binding.h: the child starts in a cgroup of
+//       its own, through the child path) }
 // checking every type (TypeError, never a silent coercion; strings must not
 // contain NUL). argv and envp are either lists of strings, or one Buffer of
 // NUL-terminated strings packed in order (the last byte NUL, empty for none)

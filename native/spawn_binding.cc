@@ -6,7 +6,10 @@
 //     onOverflow?: function, setsid?: boolean, setpgroup?: boolean,
 //     controls?: object (exec_controls_binding.h),
 //     cleanup?: boolean (needs setsid or setpgroup, and startWatchdog() first:
-//       the child's group is registered with the watchdog), onExit: function }
+//       the child's group is registered with the watchdog),
+//     contain?: object (contain_binding.h; needs startWatchdog() first: the
+//       exit is delivered, with `tree`, once the step's cgroup is empty and
+//       removed), onExit: function }
 // checks every type (TypeError, never a silent coercion; strings must not
 // contain NUL), makes the pipes (pipe2(O_CLOEXEC); the child reads slot 0's
 // and writes every other slot's), calls spawn_process(), closes the child's

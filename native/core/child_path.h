@@ -41,7 +41,9 @@
 //
 // Order in the child, chosen for privileges: every signal disposition to
 // SIG_DFL (rt_sigaction on 1..64 except SIGKILL/SIGSTOP, so no handler of the
-// parent can run in it); setsid(2) or setpgid(2); resource limits
+// parent can run in it); setsid(2) or setpgid(2); a contained step's cgroup
+// entered (cgroup.h: "0" written to its cgroup.procs, while still the host's
+// credentials and before anything of the target runs); resource limits
 // (prlimit(2)) and nice (setpriority(2)) while still privileged, since raising
 // either needs a capability the uid change drops; setgroups(2), setresgid(2),
 // setresuid(2) (groups first: afterwards the child may no longer change them),

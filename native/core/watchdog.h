@@ -4,10 +4,11 @@
 //
 // The host keeps the write end of a pipe (O_CLOEXEC, so no other child
 // inherits it); the watchdog reads the other end as its stdin. Every
-// registration is one line "+<pgid>\n", every release "-<pgid>\n" (each
-// write is below PIPE_BUF, so atomic). When the host dies the kernel closes
-// the write end, the watchdog reads EOF — after every line already written —
-// and kills each group still registered. The program itself is chosen by
+// registration is one line "+<pgid>\n", every release "-<pgid>\n", every
+// cgroup sub-tree "=<path>\n" (each write is below PIPE_BUF, so atomic).
+// When the host dies the kernel closes the write end, the watchdog reads EOF
+// — after every line already written — and kills each group and cgroup
+// sub-tree still registered. The program itself is chosen by
 // the caller (TypeScript: a POSIX sh script, see src/spawn/watchdog.ts); it
 // is started with posix_spawn (spawn_process) with an empty environment, cwd
 // "/", stdin the pipe, stdout and stderr /dev/null, every other fd closed (so

@@ -115,7 +115,7 @@ function toExit(raw: RawChildExit | Error): EngineExit | Error {
     signal: raw.signal,
     resourceUsage: resourceUsageOf(raw),
     output: raw.output,
-    oomKilled: oomKilled(raw),
+    ...(oomKilled(raw) ? { oomKilled: true } : {}),
   };
 }
 

@@ -78,7 +78,7 @@ export function nativeSyncEngine(binding: SyncCapable): SyncEngine {
       stdout: raw.output[1] ?? null,
       stderr: raw.output[2] ?? null,
       endings: raw.endings,
-      oomKilled: oomKilled(raw),
+      ...(oomKilled(raw) ? { oomKilled: true } : {}),
     };
   };
 }
