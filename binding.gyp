@@ -23,6 +23,8 @@
         "native/sandbox_binding.cc",
         "native/watchdog_binding.cc",
         "native/deadline_args.cc",
+        "native/contain_binding.cc",
+        "native/tree_watch.cc",
         "native/core/probe.cc",
         "native/core/errno_names.cc",
         "native/core/glibc_floor.cc",
@@ -47,7 +49,8 @@
         "native/core/seccomp_filter.cc",
         "native/core/watchdog.cc",
         "native/core/kill_target.cc",
-        "native/core/deadline_keeper.cc"
+        "native/core/deadline_keeper.cc",
+        "native/core/cgroup.cc"
       ],
       "dependencies": [
         "<!(node -p \"require('node-addon-api').targets\"):node_addon_api_except"

@@ -4,6 +4,7 @@
 #include <napi.h>
 
 #include "child_watch.h"
+#include "contain_binding.h"
 #include "debug_binding.h"
 #include "helper_binding.h"
 #include "memfd_binding.h"
@@ -32,6 +33,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("closeFd", Napi::Function::New(env, CloseFd, "closeFd"));
   exports.Set("startWatchdog", Napi::Function::New(env, StartWatchdog, "startWatchdog"));
   exports.Set("sealedMemfd", Napi::Function::New(env, SealedMemfd, "sealedMemfd"));
+  exports.Set("probeContainment", Napi::Function::New(env, ProbeContainment, "probeContainment"));
   exports.Set("debugCounters", Napi::Function::New(env, DebugCounters, "debugCounters"));
   exports.Set("setHelperPath", Napi::Function::New(env, SetHelperPath, "setHelperPath"));
   exports.Set("helperStatus", Napi::Function::New(env, HelperStatusOf, "helperStatus"));

@@ -76,6 +76,7 @@ void OnTeardown(void* arg) {
       }
       Detach(w, Life::kTornDown);
     }
+    TearDownTree(w);
     StopWatchingPidfd(w, false);
     MaybeFree(w);
   }
@@ -157,12 +158,13 @@ uint64_t InvalidWatchMoves() { return invalid_moves.load(std::memory_order_relax
 // Frees the watch once JavaScript is detached, nothing is registered and no
 // callback of it is queued or running.
 void MaybeFree(Watch* w) {
-  if (!Finished(w) || w->pidfd >= 0 || w->due) return;
+  if (!Finished(w) || w->pidfd >= 0 || w->due || w->cgroup_token != 0) return;
   for (auto& r : w->readers) {
     if (r->active) return;
   }
   EnvState* s = w->state;
   if (w->start_status_fd >= 0) close(w->start_status_fd);
+  if (!w->cgroup.path.empty()) TearDownTree(w);  // a watch abandoned half-built
   Unlink(w);
   delete w;
   s->live--;
@@ -198,6 +200,10 @@ void OnPidfdReady(Watch* w) {
   if (r < 0) w->reap_error = r;
   if (r < 0 || w->end_capture_at_exit) EndCapture(w);
   UpdateHold(w);
+  if (!w->cgroup.path.empty()) {
+    EndTree(w);  // the exit is queued once the tree is gone
+    return;
+  }
   QueueCallbacks(w);
 }
 
@@ -254,7 +260,8 @@ void InitChildWatch(Napi::Env env, Napi::Object exports) {
 
 Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
                         const CaptureRequest& capture, std::vector<int>* parent_ends,
-                        bool guard_group, StartReport* start, const DeadlinePlan* deadline) {
+                        bool guard_group, StartReport* start, const DeadlinePlan* deadline,
+                        StepCgroup* cgroup) {
   EnvState* s = env.GetInstanceData<EnvState>();
   if (guard_group) {
     StepFailure guard_failure;
@@ -272,10 +279,16 @@ Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
   Napi::Object object;
   std::shared_ptr<LeaderTarget> leader;
   std::shared_ptr<RunEnding> ending;
+  std::shared_ptr<TreeTarget> tree;
   try {
     // Not make_shared: its control block needs GLIBCXX_3.4.26 (the prebuild's ceiling is 3.4.21).
     leader.reset(new LeaderTarget(pid, deadline != nullptr && deadline->to_group));
-    if (deadline != nullptr) ending.reset(new RunEnding(leader, *deadline));
+    std::shared_ptr<KillTarget> target = leader;
+    if (cgroup != nullptr && !cgroup->path.empty()) {
+      tree.reset(new TreeTarget(leader, cgroup->path));
+      target = tree;
+    }
+    if (deadline != nullptr) ending.reset(new RunEnding(target, *deadline));
     napi_value ctor_value;
     napi_get_reference_value(env, s->handle_ctor, &ctor_value);
     object = Napi::Function(env, ctor_value).New({});
@@ -337,6 +350,11 @@ Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
     w->start_cwd.swap(start->cwd);
   }
   for (int slot : capture.slots) (*parent_ends)[static_cast<size_t>(slot)] = -1;
+  if (cgroup != nullptr && !cgroup->path.empty()) {
+    w->cgroup = *cgroup;
+    *cgroup = StepCgroup();
+    w->tree = std::move(tree);
+  }
   AttachHandle(object, w);
   napi_create_reference(env, on_exit, 1, &w->on_exit);
   if (capture.on_overflow != nullptr) {

@@ -50,6 +50,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cgroup.h"
 #include "core/deadline_plan.h"
 
 namespace exactspawn {
@@ -88,9 +89,13 @@ struct CaptureRequest {
 // deadline: the run's plan (core/deadline_plan.h), executed by the deadline
 // keeper off this thread: its timeout is armed before WatchChild returns, and
 // the handle's endNow()/ending() begin and read its ending. nullptr: none.
+// cgroup: a contained step's cgroup (core/cgroup.h), taken over by the watch
+// on success (its path is then empty): the keeper kills it whole at the
+// ending's escalation, the watch kills it at the leader's reap and delivers
+// the exit once the tree is gone, with `tree` (its usage) in the exit.
 Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
                         const CaptureRequest& capture, std::vector<int>* parent_ends,
                         bool guard_group = false, StartReport* start = nullptr,
-                        const DeadlinePlan* deadline = nullptr);
+                        const DeadlinePlan* deadline = nullptr, StepCgroup* cgroup = nullptr);
 
 }  // namespace exactspawn

@@ -68,6 +68,25 @@ bool OutputToJs(napi_env env, Watch* w, napi_value object) {
   return napi_set_named_property(env, object, "output", output) == napi_ok;
 }
 
+// A number, or null where the kernel did not say (-1).
+bool SetKnown(napi_env env, napi_value object, const char* key, int64_t number) {
+  napi_value value;
+  return (number < 0 ? napi_get_null(env, &value)
+                     : napi_create_double(env, static_cast<double>(number), &value)) == napi_ok &&
+         napi_set_named_property(env, object, key, value) == napi_ok;
+}
+
+// exit.tree: what a contained step's whole tree used (core/cgroup.h).
+bool TreeToJs(napi_env env, const CgroupUsage& usage, napi_value exit) {
+  napi_value tree;
+  return napi_create_object(env, &tree) == napi_ok &&
+         SetKnown(env, tree, "userCpuMicros", usage.user_micros) &&
+         SetKnown(env, tree, "systemCpuMicros", usage.system_micros) &&
+         SetKnown(env, tree, "memoryPeakBytes", usage.memory_peak) &&
+         SetKnown(env, tree, "oomKills", usage.oom_kills) &&
+         napi_set_named_property(env, exit, "tree", tree) == napi_ok;
+}
+
 bool ExitToJs(napi_env env, Watch* w, napi_value* out) {
   const ChildExit& exit = w->exit;
   napi_value object;
@@ -93,6 +112,7 @@ bool ExitToJs(napi_env env, Watch* w, napi_value* out) {
     return false;
   }
   if (!w->readers.empty() && !OutputToJs(env, w, object)) return false;
+  if (w->has_usage && !TreeToJs(env, w->usage, object)) return false;
   *out = object;
   return true;
 }
@@ -149,9 +169,10 @@ void CallJs(napi_env env, napi_value receiver, napi_value fn, napi_value arg) {
   napi_fatal_exception(env, pending);
 }
 
-// The exit is due: the child is reaped and no captured pipe is still read.
+// The exit is due: the child is reaped, no captured pipe is still read and
+// a contained step's tree is gone (tree_watch.cc).
 bool ExitDue(const Watch* w) {
-  if (w->life != Life::kReaped) return false;
+  if (w->life != Life::kReaped || w->tree_pending) return false;
   for (auto& r : w->readers) {
     if (r->active) return false;
   }

@@ -174,7 +174,11 @@ void ReadSpawnArgs(Napi::Env env, Napi::Object options, SpawnArgs* args) {
   args->child_path = ReadExecControls(env, options, &args->controls);
   args->sandboxed = ReadSandbox(env, options, &args->sandbox);
   args->child_path = args->child_path || args->sandboxed;
+  args->contained = ReadContain(env, options, &args->contain);
+  args->child_path = args->child_path || args->contained;
 }
+
+StartedChild::~StartedChild() { end_step_cgroup(&cgroup, 1000, nullptr); }
 
 namespace {
 
@@ -201,7 +205,9 @@ void StartChild(Napi::Env env, SpawnArgs& args, StartedChild* child) {
     PrepareSandbox(env, &args.sandbox);
     args.controls.controls.sandbox = &args.sandbox.plan;
   }
-  // Every check is done: make the pipes. Both owners close what they still
+  // Every check is done: the step's cgroup first (nothing to undo if it fails).
+  if (args.contained) MakeContainment(env, &args.contain, &child->cgroup);
+  // Then the pipes. Both owners close what they still
   // hold on every way out (the child's ends always, the parent's on failure).
   std::vector<int> stdio = args.stdio;
   OwnedFds child_ends(stdio.size());
@@ -224,11 +230,15 @@ void StartChild(Napi::Env env, SpawnArgs& args, StartedChild* child) {
   request.stdio_count = stdio.size();
   request.new_session = args.setsid;
   request.new_process_group = args.setpgroup;
+  request.cgroup_procs_fd = child->cgroup.procs_fd;  // -1 unless contained
 
   ChildPathFailure failure;
   int err = args.child_path ? spawn_child_path(request, args.controls.controls, &child->pid,
                                                &child->start_status.fds[0], &failure)
                             : spawn_process(request, &child->pid);
+  // The child has entered the cgroup (or has its own copy of the fd).
+  if (child->cgroup.procs_fd >= 0) close_fd(child->cgroup.procs_fd);
+  child->cgroup.procs_fd = -1;
   if (err < 0) {
     StepFailure named = args.child_path ? StepFailure{err, failure.syscall, failure.step}
                                         : StepFailure{err, "posix_spawn", "spawn"};

@@ -5,7 +5,9 @@
 //     cwd?: string|null, stdio: int[] (>= 3; -1 = /dev/null, -2 = a new pipe),
 //     setsid?: boolean, setpgroup?: boolean,
 //     controls?: object (exec_controls_binding.h),
-//     sandbox?: object (sandbox_binding.h) }
+//     sandbox?: object (sandbox_binding.h),
+//     contain?: object (contain_binding.h: the child starts in a cgroup of
+//       its own, through the child path) }
 // checking every type (TypeError, never a silent coercion; strings must not
 // contain NUL). argv and envp are either lists of strings, or one Buffer of
 // NUL-terminated strings packed in order (the last byte NUL, empty for none)
@@ -25,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "contain_binding.h"
 #include "exec_controls_binding.h"
 #include "sandbox_binding.h"
 
@@ -65,6 +68,8 @@ struct SpawnArgs {
   ExecControlsInput controls;
   bool sandboxed = false;  // options.sandbox was given (implies the child path)
   SandboxInput sandbox;
+  bool contained = false;  // options.contain was given (the child path; contain_binding.h)
+  ContainInput contain;
 };
 
 // Reads and checks the shared fields; throws a TypeError on any bad one.
@@ -81,11 +86,18 @@ bool OptionalBool(Napi::Env env, Napi::Object options, const char* key);
 // waited for (core/child_path.h): start_status then holds its start-status
 // pipe, to be read once the child is reaped (ThrowIfStartFailed, or the exit
 // watch).
+// A contained child's cgroup stays here until a watch takes it over (its
+// path is then empty); one still here when this goes out of scope (a failed
+// start or watch) is killed, waited for a moment and removed.
 struct StartedChild {
   pid_t pid = 0;
   OwnedFds parent_ends;
   OwnedFds start_status{1};
+  StepCgroup cgroup;
   explicit StartedChild(size_t slots) : parent_ends(slots) {}
+  ~StartedChild();
+  StartedChild(const StartedChild&) = delete;
+  StartedChild& operator=(const StartedChild&) = delete;
 };
 
 // The path a failed start names: the cwd for "chdir", else the file.

@@ -9,7 +9,11 @@
 //       the child's group is registered with the watchdog),
 //     deadline?: the run's deadline plan (deadline_args.h; its captureLimit is
 //       not read here), executed off the JavaScript thread by the deadline
-//       keeper (core/deadline_keeper.h), onExit: function }
+//       keeper (core/deadline_keeper.h; a contained step's cgroup is killed
+//       whole at its escalation),
+//     contain?: object (contain_binding.h; needs startWatchdog() first: the
+//       exit is delivered, with `tree`, once the step's cgroup is empty and
+//       removed), onExit: function }
 // checks every type (TypeError, never a silent coercion; strings must not
 // contain NUL), makes the pipes (pipe2(O_CLOEXEC); the child reads slot 0's
 // and writes every other slot's), calls spawn_process(), closes the child's
@@ -130,7 +134,7 @@ Napi::Value SpawnChecked(const Napi::CallbackInfo& info) {
   }
   Napi::Object handle =
       WatchChild(env, child.pid, on_exit.As<Napi::Function>(), capture, &parent_ends, cleanup,
-                 &start, has_deadline ? &deadline : nullptr);
+                 &start, has_deadline ? &deadline : nullptr, &child.cgroup);
   child.start_status.fds[0] = start.fd;  // -1 once the watch owns it
   if (uncaptured_pipe) {
     Napi::Array fds = Napi::Array::New(env, parent_ends.size());

@@ -34,6 +34,20 @@ Napi::Value OutputOf(Napi::Env env, const std::vector<char>& bytes, bool capture
   return Napi::Buffer<char>::Copy(env, bytes.data(), bytes.size());
 }
 
+Napi::Value Known(Napi::Env env, int64_t number) {
+  return number < 0 ? env.Null() : Napi::Number::New(env, static_cast<double>(number));
+}
+
+// result.tree: what a contained step's whole tree used (as the exit watch's).
+Napi::Object TreeOf(Napi::Env env, const CgroupUsage& usage) {
+  Napi::Object tree = Napi::Object::New(env);
+  tree.Set("userCpuMicros", Known(env, usage.user_micros));
+  tree.Set("systemCpuMicros", Known(env, usage.system_micros));
+  tree.Set("memoryPeakBytes", Known(env, usage.memory_peak));
+  tree.Set("oomKills", Known(env, usage.oom_kills));
+  return tree;
+}
+
 Napi::Value SpawnSyncChecked(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() != 1 || !info[0].IsObject()) {
@@ -66,6 +80,7 @@ Napi::Value SpawnSyncChecked(const Napi::CallbackInfo& info) {
   StartChild(env, args, &child);
 
   run.pid = child.pid;
+  run.cgroup_path = child.cgroup.path.empty() ? nullptr : child.cgroup.path.c_str();
   std::vector<int>& ends = child.parent_ends.fds;
   run.stdin_fd = ends[0];
   run.output_fds[0] = ends[1];
@@ -80,7 +95,13 @@ Napi::Value SpawnSyncChecked(const Napi::CallbackInfo& info) {
 
   SyncOutcome outcome;
   StepFailure failure;
-  if (run_sync(run, &outcome, &failure) < 0) throw SystemError(env, failure, &args.file);
+  int run_error = run_sync(run, &outcome, &failure);
+  // A contained step settles once its tree is gone (the run killed it at the
+  // leader's exit); waited for here, on POLLPRI, never by sleeping.
+  CgroupUsage usage;
+  const bool contained = !child.cgroup.path.empty();
+  if (contained) end_step_cgroup(&child.cgroup, -1, &usage);
+  if (run_error < 0) throw SystemError(env, failure, &args.file);
   // A credential-changing child was not waited for at its start: the run has
   // reaped it, so its report (if it failed before exec) is in the pipe now.
   ThrowIfStartFailed(env, args, &child);
@@ -112,6 +133,7 @@ Napi::Value SpawnSyncChecked(const Napi::CallbackInfo& info) {
   result.Set("endings", endings);
   result.Set("killedAt",
              outcome.killed_at_ms > 0 ? Napi::Number::New(env, outcome.killed_at_ms) : env.Null());
+  if (contained) result.Set("tree", TreeOf(env, usage));
   return result;
 }
 

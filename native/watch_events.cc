@@ -54,6 +54,8 @@ void Dispatch(EnvState* s) {
     Source source = found->second;
     if (source.reader != nullptr) {
       OnPipeReady(source.reader);
+    } else if (source.tree) {
+      OnTreeReady(source.watch);
     } else {
       OnPidfdReady(source.watch);
     }
@@ -197,7 +199,7 @@ int WatchFd(Watch* w, Reader* r, int fd, uint64_t* token) {
   EnvState* s = w->state;
   uint64_t id = s->next_token++;
   try {
-    s->sources.emplace(id, Source{w, r});
+    s->sources.emplace(id, Source{w, r, false});
   } catch (const std::bad_alloc&) {
     return -ENOMEM;
   }
@@ -208,6 +210,27 @@ int WatchFd(Watch* w, Reader* r, int fd, uint64_t* token) {
   }
   *token = id;
   return 0;
+}
+
+int WatchTreeFd(Watch* w, int fd, uint64_t* token) {
+  EnvState* s = w->state;
+  uint64_t id = s->next_token++;
+  try {
+    s->sources.emplace(id, Source{w, nullptr, true});
+  } catch (const std::bad_alloc&) {
+    return -ENOMEM;
+  }
+  int err = s->events.add_priority(fd, id);
+  if (err < 0) {
+    s->sources.erase(id);
+    return err;
+  }
+  *token = id;
+  return 0;
+}
+
+void RearmTreeFd(EnvState* s, int fd, uint64_t token) {
+  if (s->events.rearm_priority(fd, token) < 0) s->events.retry_after(token, 10);
 }
 
 void RearmFd(EnvState* s, int fd, uint64_t token) {
@@ -242,7 +265,8 @@ void UpdateHold(Watch* w) {
   bool capturing = false;
   for (auto& r : w->readers) capturing = capturing || r->active;
   bool want = w->ref && !s->tearing_down &&
-              (w->life == Life::kWatching || (w->life == Life::kReaped && (capturing || w->due)));
+              (w->life == Life::kWatching ||
+               (w->life == Life::kReaped && (capturing || w->due || w->tree_pending)));
   if (want == w->holding) return;
   w->holding = want;
   if (want) {

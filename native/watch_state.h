@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/cgroup.h"
 #include "core/child_exit.h"
 #include "core/child_path.h"
 #include "core/deadline_keeper.h"
@@ -83,6 +84,18 @@ struct Watch {
   ChildPathFailure start_failure;
   std::string start_file;
   std::string start_cwd;
+  // A contained step's cgroup (core/cgroup.h; path empty: none, or removed).
+  // At the leader's reap it is killed and its cgroup.events watched until the
+  // tree is gone (tree_pending); the usage is read, the cgroup removed, and
+  // only then is the exit delivered (tree_watch.cc).
+  StepCgroup cgroup;
+  // The same cgroup as the deadline keeper's kill target (killed at the
+  // escalation); told when the cgroup is removed. Null when not contained.
+  std::shared_ptr<TreeTarget> tree;
+  uint64_t cgroup_token = 0;  // cgroup.events' registration while tree_pending
+  bool tree_pending = false;
+  bool has_usage = false;
+  CgroupUsage usage;
   ReapBackoff backoff;   // while the pidfd reports but the child is not waitable (traced)
   bool ref = true;       // JavaScript's ref()/unref()
   bool holding = false;  // counted in EnvState::holds (keeps the host's loop alive)
@@ -102,10 +115,12 @@ struct Watch {
 };
 
 // What a token registered with the event thread stands for: a captured
-// pipe when reader is set, else the watch's pidfd.
+// pipe when reader is set, the watch's cgroup.events when tree, else the
+// watch's pidfd.
 struct Source {
   Watch* watch;
   Reader* reader;
+  bool tree = false;
 };
 
 struct EnvState {
@@ -171,6 +186,10 @@ void StopWatchEvents(EnvState* s);
 Napi::Value UseHostLoop(const Napi::CallbackInfo& info);
 // Registers fd; 0 or -errno (epoll_ctl).
 int WatchFd(Watch* w, Reader* r, int fd, uint64_t* token);
+// Registers a cgroup.events fd (its news is EPOLLPRI); 0 or -errno.
+int WatchTreeFd(Watch* w, int fd, uint64_t* token);
+// Asks for one more report of a registered cgroup.events fd.
+void RearmTreeFd(EnvState* s, int fd, uint64_t token);
 // Asks for one more report of a registered fd.
 void RearmFd(EnvState* s, int fd, uint64_t token);
 // Asks for one more report of a registered fd after delay_ms.
@@ -194,6 +213,16 @@ void OnPipeReady(Reader* r);
 void StopReader(Reader* r, bool close_fd_too);
 // Stops every reader still active, closing its fd: its output ends here.
 void EndCapture(Watch* w);
+
+// tree_watch.cc
+// The leader of a contained step is reaped: kill its cgroup and queue the
+// exit (QueueCallbacks) once the tree is gone. Never calls JavaScript.
+void EndTree(Watch* w);
+// The step's cgroup.events reported a change.
+void OnTreeReady(Watch* w);
+// Environment teardown: kill the tree now and remove its cgroup (blocking
+// for at most a moment).
+void TearDownTree(Watch* w);
 
 // exit_delivery.cc — collect, then call back (libuv's uv__wait_children):
 // nothing that changes a watch calls JavaScript. Changes queue the watch;

@@ -53,6 +53,9 @@ export const CORE = [
   "resource_limits",
   "mount_view",
   "mount_view_probe",
+  "cgroup",
+  "watchdog",
+  "orphan_reaper",
 ];
 
 export const MUSL_TARGETS = {

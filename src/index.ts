@@ -93,6 +93,13 @@ export {
   type RuntimeOptions,
   type RuntimePreset,
 } from "./runtime.js";
+export {
+  type ContainedReport,
+  ContainmentError,
+  type ContainOption,
+  type ContainSettings,
+} from "./spawn/contain.js";
+export { type CgroupSupport, cgroupSupport } from "./spawn/contain-plan.js";
 export type { ResourceUsage, StdioSlot } from "./spawn/engine.js";
 export type { ExecControlOptions, RlimitName, RlimitValue } from "./spawn/exec-controls.js";
 export { FallbackUnsupportedError } from "./spawn/fallback-engine.js";

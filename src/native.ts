@@ -41,6 +41,23 @@ export interface RawChildExit {
   maxRssKiB: number | null;
   /** With `capture`: output[slot] is what the addon read from that pipe (null for other slots and taken-over ones). */
   output?: ReadonlyArray<Buffer | null>;
+  /** A contained step: what its whole tree used, from its cgroup (null where the kernel did not say). */
+  tree?: RawTreeUsage;
+}
+
+/** cpu.stat, memory.peak and memory.events of a contained step's cgroup, read before its removal. */
+export interface RawTreeUsage {
+  readonly userCpuMicros: number | null;
+  readonly systemCpuMicros: number | null;
+  readonly memoryPeakBytes: number | null;
+  readonly oomKills: number | null;
+}
+
+/** A contained step's cgroup: made under `parent` (native/core/cgroup.h), with these limits. */
+export interface RawContain {
+  readonly parent: string;
+  /** [controller, file, value], e.g. ["pids", "pids.max", "64"]. */
+  readonly limits?: ReadonlyArray<readonly [string, string, string]>;
 }
 
 /**
@@ -152,6 +169,8 @@ export interface RawSpawnOptions {
    * this thread is busy.
    */
   deadline?: RawDeadline | undefined;
+  /** Run the child in a fresh cgroup of its own (implies the child path; needs startWatchdog() first). */
+  contain?: RawContain | undefined;
   /** Called once on the loop thread; an Error (code ECHILD…) if the pid was reaped elsewhere. */
   onExit: (this: RawChildHandle, exit: RawChildExit | Error) => void;
 }
@@ -185,6 +204,7 @@ export interface RawSpawnSyncOptions {
   /** As for spawn: starts the child through the addon's own child path. */
   controls?: RawExecControls | undefined;
   sandbox?: RawSandbox | undefined;
+  contain?: RawContain | undefined;
 }
 
 /**
@@ -249,6 +269,8 @@ export interface NativeBinding {
    * program) and returns its pid. Throws a system error naming the call that failed, `step: "cleanup"`.
    */
   startWatchdog?(program: { file: string; argv: readonly string[] }): number;
+  /** Where this process stands in the cgroup v2 hierarchy (mountinfo, /proc/self/cgroup), or why not. */
+  probeContainment?(): { mount: string; own: string } | { errno: number; code: string };
   /**
    * What the running kernel offers of what the addon needs, probed with
    * harmless calls: null where the call works, else the errno name it failed

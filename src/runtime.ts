@@ -50,6 +50,7 @@ import {
 import { compareNames, displayName } from "./errors.js";
 import { assertKnownOptions, knownKeys } from "./known-options.js";
 import { type Logger, libraryChild } from "./log.js";
+import { type ContainOption, normalizeContain } from "./spawn/contain.js";
 import type { KnownKeys, NoOptions, OutputOf, ResultOf } from "./spawn/output-type.js";
 import { normalizeSandbox, type SandboxOptions } from "./spawn/sandbox.js";
 import type { Subprocess } from "./spawn/subprocess.js";
@@ -132,6 +133,13 @@ export interface RuntimeOptions {
    * give its own (docs/sandbox.md). Default: none.
    */
   readonly sandbox?: SandboxOptions;
+  /**
+   * The containment of every runtime.bash and runtime.spawn call that does
+   * not give its own (docs/containment.md). Default: "best-effort" for bash
+   * steps (contained wherever this host can) unless their `cleanup` is
+   * false, none for runtime.spawn.
+   */
+  readonly contain?: ContainOption;
   /** Windows-style case-insensitive names (ASCII case folding) for lists and layering. */
   readonly caseInsensitive?: boolean;
   /** A pino logger for this runtime's notices. Default the library logger. */
@@ -189,6 +197,7 @@ export const RUNTIME_OPTION_KEYS = knownKeys<RuntimeOptions>({
   correlationName: true,
   cleanup: true,
   sandbox: true,
+  contain: true,
   maxUntrustedKeys: true,
   untrustedSkips: true,
 });
@@ -602,6 +611,17 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       ? (given ?? ({} as T))
       : ({ ...given, sandbox } as T);
 
+  const contain = options.contain;
+  if (contain !== undefined) normalizeContain("createRuntime", contain);
+  // A call's own `contain` wins; else the runtime's; else the kind's default.
+  const contained = <T extends { readonly contain?: ContainOption }>(
+    given: T,
+    kindDefault: ContainOption | undefined,
+  ): T => {
+    const chosen = given.contain ?? contain ?? kindDefault;
+    return chosen === given.contain ? given : ({ ...given, contain: chosen } as T);
+  };
+
   return Object.freeze({
     config,
     parentEnv,
@@ -610,13 +630,27 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     buildEnv,
     interpreter: host.interpreter,
     bash: ((command: string, bashOptions?: BashStepOptions) =>
-      runBashStep(host, command, sandboxed(bashOptions))) as Runtime["bash"],
+      runBashStep(
+        host,
+        command,
+        // A step asked to outlive its host (cleanup: false) is not contained by default either.
+        contained(
+          sandboxed(bashOptions),
+          (bashOptions?.cleanup ?? stepCleanup) ? "best-effort" : undefined,
+        ),
+      )) as Runtime["bash"],
     planBash: (command: string, bashOptions?: BashStepOptions) =>
       planBashStep(host, command, bashOptions),
     spawn: ((
       file: string,
       args: ReadonlyArray<string | Buffer> = [],
       spawnOptions?: RuntimeSpawnOptions,
-    ) => runtimeSpawn(host, file, args, sandboxed(spawnOptions))) as Runtime["spawn"],
+    ) =>
+      runtimeSpawn(
+        host,
+        file,
+        args,
+        contained(sandboxed(spawnOptions), undefined),
+      )) as Runtime["spawn"],
   });
 }

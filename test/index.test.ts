@@ -9,6 +9,7 @@ import * as exactspawn from "../src/index.js";
 
 /** Every value the package exports; types are pinned by the compiler where they are used. */
 const EXPORTS = [
+  "ContainmentError",
   "ENV_BUDGET_FLOOR",
   "ESSENTIAL_ENV_NAMES",
   "ESSENTIAL_ENV_PREFIXES",
@@ -29,6 +30,7 @@ const EXPORTS = [
   "UnsafeTmpdirError",
   "UntrustedSkipError",
   "boundedEnv",
+  "cgroupSupport",
   "contextEnvPairs",
   "createContextExporter",
   "createDenylist",

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "cgroup.h"
 #include "child_steps.h"
 #include "helper_plan.h"
 #include "memfd.h"
@@ -115,6 +116,11 @@ EXACTSPAWN_CHILD_CODE int child_main(void* raw) {
                  sandbox != nullptr ? sandbox->ruleset_fd : -1};
   int err = reset_signals(failure);
   if (err == 0) err = enter_session(r, failure);
+  // A contained step's cgroup (cgroup.h), entered right after the session and
+  // before any exec (the helper's too), with the host's credentials.
+  if (err == 0 && r.cgroup_procs_fd >= 0 && (err = enter_cgroup(r.cgroup_procs_fd)) != 0) {
+    *failure = {err, "write", "contain"};
+  }
   if (err == 0) {
     err =
         run_stdio(args->stdio_steps, args->stdio_step_count, args->stdio_ceiling, keep, 4, failure);

@@ -10,7 +10,9 @@
 //
 // Entry steps (always in the vfork child, so they are done when spawn()
 // returns): every signal disposition to SIG_DFL, setsid(2) or setpgid(2),
-// stdio (stdio_plan.h, keeping the descriptors the next steps still need).
+// a contained step's cgroup entered (child_path.cc, cgroup.h: with the host's
+// credentials, before any exec, the helper's included), stdio (stdio_plan.h,
+// keeping the descriptors the next steps still need).
 //
 // Target steps, in this order (run_target_steps):
 //   mount view      (mount_view.h; needs CAP_SYS_ADMIN, so first)

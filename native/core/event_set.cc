@@ -92,6 +92,14 @@ int EventSet::rearm(int fd, uint64_t token) {
   return watch_fd(epoll_fd_, EPOLL_CTL_MOD, fd, EPOLLIN | EPOLLONESHOT, token);
 }
 
+int EventSet::add_priority(int fd, uint64_t token) {
+  return watch_fd(epoll_fd_, EPOLL_CTL_ADD, fd, EPOLLPRI | EPOLLONESHOT, token);
+}
+
+int EventSet::rearm_priority(int fd, uint64_t token) {
+  return watch_fd(epoll_fd_, EPOLL_CTL_MOD, fd, EPOLLPRI | EPOLLONESHOT, token);
+}
+
 void EventSet::remove(int fd) { epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr); }
 
 int EventSet::retry_after(uint64_t token, int delay_ms) {

@@ -64,6 +64,11 @@ class EventSet {
   int add(int fd, uint64_t token);
   // Reports `token` once more when fd is (still or again) readable.
   int rearm(int fd, uint64_t token);
+  // The same for a file whose news is EPOLLPRI, not readability: a cgroup's
+  // cgroup.events (core/cgroup.h), which is always readable and raises
+  // EPOLLPRI when a value in it changes.
+  int add_priority(int fd, uint64_t token);
+  int rearm_priority(int fd, uint64_t token);
   // Stops reporting fd. Call before closing it (a closed fd leaves epoll
   // only once every duplicate of it is closed).
   void remove(int fd);

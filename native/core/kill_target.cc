@@ -5,6 +5,7 @@
 
 #include <cerrno>
 
+#include "cgroup.h"
 #include "watchdog.h"
 
 namespace exactspawn {
@@ -45,6 +46,21 @@ int LeaderTarget::reap(int asked, ChildExit* out, ReapBackoff* backoff, int* ret
 void LeaderTarget::release() {
   std::lock_guard<std::mutex> lock(mutex_);
   reaped_ = true;
+}
+
+bool TreeTarget::begin(int sig, int group_sig_at_exit) {
+  return leader_->begin(sig, group_sig_at_exit);
+}
+
+void TreeTarget::escalate(int sig) {
+  leader_->escalate(sig);
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!removed_) kill_cgroup(path_);
+}
+
+void TreeTarget::removed() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  removed_ = true;
 }
 
 }  // namespace exactspawn

@@ -1,7 +1,7 @@
 // kill_target.h — what an ending signals, behind a small interface the
 // deadline keeper (deadline_keeper.h) calls from its own thread: today a
-// child and, when it leads one, its process group (LeaderTarget); a step's
-// cgroup can be another implementation (cgroup.kill) with the same verbs.
+// child and, when it leads one, its process group (LeaderTarget); a
+// contained step adds its cgroup (TreeTarget: cgroup.kill at the escalation).
 //
 // LeaderTarget is also the lock the exit watch's reaper shares with the
 // keeper. A process-group id is safe to signal by number only while its
@@ -17,7 +17,9 @@
 
 #include <sys/types.h>
 
+#include <memory>
 #include <mutex>
+#include <string>
 
 #include "child_exit.h"
 #include "reap.h"
@@ -61,6 +63,29 @@ class LeaderTarget final : public KillTarget {
   const bool to_group_;
   bool reaped_ = false;
   int group_sig_at_exit_ = 0;
+};
+
+// A contained step (cgroup.h): the plan's signals go to the leader (or its
+// group) as with LeaderTarget; at the escalation the whole cgroup is
+// SIGKILLed too (cgroup.kill), whether or not the leader is still there, so
+// a tree that outlives the grace (a setsid daemon, a double fork) dies with
+// its step. The leader's reap kills the cgroup as well (tree_watch.cc).
+class TreeTarget final : public KillTarget {
+ public:
+  TreeTarget(std::shared_ptr<LeaderTarget> leader, std::string cgroup_path)
+      : leader_(std::move(leader)), path_(std::move(cgroup_path)) {}
+
+  bool begin(int sig, int group_sig_at_exit) override;
+  void escalate(int sig) override;
+
+  // The cgroup is removed (or about to be): never written again.
+  void removed();
+
+ private:
+  std::mutex mutex_;
+  const std::shared_ptr<LeaderTarget> leader_;
+  const std::string path_;
+  bool removed_ = false;
 };
 
 }  // namespace exactspawn

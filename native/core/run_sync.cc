@@ -12,6 +12,7 @@
 #include <climits>
 #include <new>
 
+#include "cgroup.h"
 #include "pipe.h"
 #include "reap.h"
 
@@ -117,6 +118,9 @@ class SyncLoop {
       }
       if (!leader_done_ && now >= final_signal_at_) {
         signal_child(run_.deadline.final_signal);
+        // A contained tree dies whole at the escalation (as TreeTarget does
+        // for spawn, core/kill_target.h).
+        if (run_.cgroup_path != nullptr) kill_cgroup(run_.cgroup_path);
         final_signal_at_ = kNever;
       }
       if (leader_done_ && now >= stop_reading_at_) break;
@@ -254,6 +258,7 @@ class SyncLoop {
     leader_done_ = true;
     close_owned(&pidfd_);
     close_owned(&stdin_fd_);
+    if (run_.cgroup_path != nullptr) kill_cgroup(run_.cgroup_path);
     return 0;
   }
 

@@ -36,6 +36,9 @@ struct SyncRun {
   int output_fds[2] = {-1, -1};  // parent's read ends of stdout and stderr, or -1
   size_t limit = SIZE_MAX;       // bytes kept per output; one more begins an ending
   DeadlinePlan deadline;         // deadline_plan.h: the same plan spawn's keeper executes
+  // A contained step's cgroup (core/cgroup.h), killed whole when the leader
+  // has been reaped, so every pipe its processes held ends; nullptr: none.
+  const char* cgroup_path = nullptr;
 };
 
 enum class SyncEndingCause { kTimeout, kOverflow };

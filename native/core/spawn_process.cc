@@ -143,7 +143,8 @@ int spawn_process(const SpawnRequest& request, pid_t* pid) {
     return -EINVAL;
   }
   const FileActionsNp& np = file_actions_np();
-  if (np.addclosefrom == nullptr || (request.cwd != nullptr && np.addchdir == nullptr)) {
+  if (np.addclosefrom == nullptr || (request.cwd != nullptr && np.addchdir == nullptr) ||
+      request.cgroup_procs_fd >= 0) {
     ChildPathFailure failure;
     int start_status_fd = -1;  // stays -1: no credential change, the start is known on return
     return spawn_child_path(request, ExecControls{}, pid, &start_status_fd, &failure);

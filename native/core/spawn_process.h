@@ -31,6 +31,9 @@ struct SpawnRequest {
   size_t stdio_count = 0;          // child fds >= stdio_count are closed
   bool new_session = false;        // POSIX_SPAWN_SETSID
   bool new_process_group = false;  // POSIX_SPAWN_SETPGROUP with pgid 0
+  // A contained step's cgroup.procs (core/cgroup.h), or -1. The child enters
+  // that cgroup first thing: such a child always takes the child path.
+  int cgroup_procs_fd = -1;
 };
 
 // Starts the child; on success stores its pid. Returns 0 or -errno.

@@ -2,6 +2,7 @@
 #include "watchdog.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -34,7 +35,8 @@ pid_t watchdog_pid = 0;
 int watchdog_pidfd = -1;  // the current watchdog's pidfd (a duplicate), or -1
 // How long a new watchdog may take to read the replay of the live groups.
 constexpr int kReplayWaitMs = 2000;
-std::vector<pid_t> groups;  // registered and not yet released
+std::vector<pid_t> groups;         // registered and not yet released
+std::vector<std::string> cgroups;  // registered for the host's life
 // The call that failed last (static string; nullptr: none did, e.g. an
 // allocation). Written and read with the mutex held.
 const char* failed_call = nullptr;
@@ -72,6 +74,28 @@ int send_line(char op, pid_t pgid) {
 int send_line_to_new(char op, pid_t pgid) {
   for (int waited = 0;; waited += 10) {
     int err = send_line(op, pgid);
+    if (err != -EAGAIN || waited >= kReplayWaitMs) return err;
+    pollfd entry{write_fd, POLLOUT, 0};
+    poll(&entry, 1, 10);
+  }
+}
+
+// "=<path>\n" in one write(2) (the caller keeps it below PIPE_BUF).
+int send_cgroup(const std::string& path) {
+  std::string line = "=" + path + "\n";
+  for (;;) {
+    ssize_t written = write(write_fd, line.data(), line.size());
+    if (written == static_cast<ssize_t>(line.size())) return 0;
+    if (written < 0 && errno == EINTR) continue;
+    failed_call = "write";
+    return written < 0 ? -errno : -EIO;
+  }
+}
+
+// send_cgroup for a watchdog just started (see send_line_to_new).
+int send_cgroup_to_new(const std::string& path) {
+  for (int waited = 0;; waited += 10) {
+    int err = send_cgroup(path);
     if (err != -EAGAIN || waited >= kReplayWaitMs) return err;
     pollfd entry{write_fd, POLLOUT, 0};
     poll(&entry, 1, 10);
@@ -151,6 +175,10 @@ int launch_locked() {
     err = send_line_to_new('+', group);
     if (err < 0) return err;
   }
+  for (const std::string& path : cgroups) {
+    err = send_cgroup_to_new(path);
+    if (err < 0) return err;
+  }
   return 0;
 }
 
@@ -180,7 +208,7 @@ void* monitor_main(void* arg) {
   std::lock_guard<std::mutex> lock(watchdog_mutex);
   if (watched == generation && write_fd >= 0) {
     drop_locked();
-    if (!groups.empty() && launch_locked() < 0) drop_locked();
+    if ((!groups.empty() || !cgroups.empty()) && launch_locked() < 0) drop_locked();
   }
   return nullptr;
 }
@@ -213,8 +241,15 @@ bool monitor_start(int pidfd, uint32_t watched) {
 // never waits for it. It is SIGKILLed first, through its pidfd (no pid
 // reuse), so it never wakes to read EOF and kill the groups it knew; without
 // a pidfd it cannot be ended safely and the registration fails (EAGAIN).
+int relaunch_after_locked(int err);
+
 int send_or_relaunch_locked(char op, pid_t pgid) {
-  int err = write_fd >= 0 ? send_line(op, pgid) : -EPIPE;
+  return relaunch_after_locked(write_fd >= 0 ? send_line(op, pgid) : -EPIPE);
+}
+
+// The outcome of one line sent: 0, or the watchdog replaced as above (the
+// replacement learns every registration), or the failure.
+int relaunch_after_locked(int err) {
   if (err == -EAGAIN) {
     if (watchdog_pidfd < 0) return err;
     int killed = signal_pidfd(watchdog_pidfd, SIGKILL);
@@ -276,6 +311,26 @@ int watchdog_guard(pid_t pgid, StepFailure* failure) {
   int err = send_or_relaunch_locked('+', pgid);
   if (err < 0) {
     groups.pop_back();
+    return failed(err, failure);
+  }
+  return 0;
+}
+
+int watchdog_guard_cgroup(const std::string& path, StepFailure* failure) {
+  std::lock_guard<std::mutex> lock(watchdog_mutex);
+  failed_call = nullptr;
+  if (!configured) return failed(-ENOTCONN, failure);
+  if (path.size() + 2 > PIPE_BUF || path.find('\n') != std::string::npos) {
+    return failed(-EINVAL, failure);
+  }
+  try {
+    cgroups.push_back(path);
+  } catch (const std::bad_alloc&) {
+    return failed(-ENOMEM, failure);
+  }
+  int err = relaunch_after_locked(write_fd >= 0 ? send_cgroup(path) : -EPIPE);
+  if (err < 0) {
+    cgroups.pop_back();
     return failed(err, failure);
   }
   return 0;

@@ -4,10 +4,11 @@
 //
 // The host keeps the write end of a pipe (O_CLOEXEC, so no other child
 // inherits it); the watchdog reads the other end as its stdin. Every
-// registration is one line "+<pgid>\n", every release "-<pgid>\n" (each
-// write is below PIPE_BUF, so atomic). When the host dies the kernel closes
-// the write end, the watchdog reads EOF — after every line already written —
-// and kills each group still registered. The program itself is chosen by
+// registration is one line "+<pgid>\n", every release "-<pgid>\n", every
+// cgroup sub-tree "=<path>\n" (each write is below PIPE_BUF, so atomic).
+// When the host dies the kernel closes the write end, the watchdog reads EOF
+// — after every line already written — and kills each group and cgroup
+// sub-tree still registered. The program itself is chosen by
 // the caller (TypeScript: a POSIX sh script, see src/spawn/watchdog.ts); it
 // is started with posix_spawn (spawn_process) with an empty environment, cwd
 // "/", stdin the pipe, stdout and stderr /dev/null, every other fd closed (so
@@ -52,6 +53,14 @@ bool watchdog_configured();
 // Returns 0, or -errno (-ENOTCONN before watchdog_start) and then the group
 // is not registered (*failure, if given, names the call that failed).
 int watchdog_guard(pid_t pgid, StepFailure* failure = nullptr);
+
+// Registers a cgroup directory (core/cgroup.h: the host's sub-tree of
+// contained steps; one line "=<path>"): when the host ends the watchdog
+// writes its cgroup.kill and removes it and the step cgroups in it. Never
+// released: the sub-tree lives as long as the host. -EINVAL for a path with a
+// newline or one too long for one atomic line; -ENOTCONN before
+// watchdog_start.
+int watchdog_guard_cgroup(const std::string& path, StepFailure* failure = nullptr);
 
 // Unregisters the group. Call it before the leader is reaped.
 void watchdog_release(pid_t pgid);

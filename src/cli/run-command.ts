@@ -16,7 +16,7 @@ import { planStep, runtimeFor, stepOptions } from "./step-plan.js";
 import { unreachedError, unreachedValues } from "./unreached.js";
 import { isUsageError, UsageError } from "./usage-error.js";
 
-export const RUN_HELP = `Usage: exactspawn run [options] [--sandbox ...] [--allow-skips] [--timeout S] [--verbose] -- COMMAND
+export const RUN_HELP = `Usage: exactspawn run [options] [--sandbox ...] [--allow-skips] [--timeout S] [--contain] [--verbose] -- COMMAND
 
 Runs COMMAND (its words joined by spaces into one bash script) as a bash step: the parent
 environment through the allow and block lists, the context, the step values (spilled to private
@@ -31,6 +31,8 @@ ${STEP_OPTIONS_HELP}
 ${SANDBOX_RUN_HELP}
   --allow-skips         run even when a --var or --context value would not reach the step
   --timeout S           stop the step after S seconds (SIGTERM to its process group, then SIGKILL)
+  --contain             require containment: everything the step starts dies with it (exit status
+                        125 where this host cannot; without it the step is contained where it can)
   --verbose             print the plan (the explain table) to stderr first
   -h, --help
 
@@ -64,6 +66,7 @@ export async function runRun(argv: string[]): Promise<number> {
     ...SANDBOX_RUN_OPTIONS,
     "allow-skips": { type: "boolean" },
     timeout: { type: "string" },
+    contain: { type: "boolean" },
     verbose: { type: "boolean" },
   });
   if (values.help) {
@@ -115,6 +118,7 @@ export async function runRun(argv: string[]): Promise<number> {
       signal: controller.signal,
       ...(timeout === undefined ? {} : { timeout }),
       ...(sandbox === undefined ? {} : { sandbox }),
+      ...(values.contain === true ? { contain: true } : {}),
     });
   } catch (error) {
     return fail(error);

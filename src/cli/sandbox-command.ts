@@ -1,5 +1,6 @@
 /** `exactspawn sandbox [--json]`: what this machine can enforce for the `sandbox` option. */
 import { nativeStatus } from "../native.js";
+import { type CgroupSupport, cgroupSupport } from "../spawn/contain-plan.js";
 import { type SandboxPart, type SandboxSupport, sandboxSupport } from "../spawn/sandbox.js";
 import { parseCommandLine } from "./command-line.js";
 import { colorEnabled, paint, table } from "./format.js";
@@ -17,6 +18,9 @@ Prints what the kernel here can enforce for spawn's \`sandbox\` option:
                 outside writable (needs root and Linux 5.12), or why not
   missing       parts a sandbox is refused for unless the host accepts them
                 with allowWeaker (exit status 1 when any is missing)
+  contained     whether steps can be contained (the \`contain\` option: a cgroup
+                v2 of their own under the host's cgroup), the controllers limits
+                can use, or why not (docs/containment.md; not in the exit status)
 
 Options:
   --json   one JSON object (schema: exactspawn.sandbox/v1)
@@ -38,7 +42,10 @@ const VIEW_UNAVAILABLE: Record<NonNullable<SandboxSupport["readOnlyViewUnavailab
 };
 
 /** The stable machine-readable shape printed by --json. */
-export function sandboxJson(support: SandboxSupport): Record<string, unknown> {
+export function sandboxJson(
+  support: SandboxSupport,
+  cgroup: CgroupSupport = cgroupSupport(),
+): Record<string, unknown> {
   return {
     schema: "exactspawn.sandbox/v1",
     native: support.native,
@@ -50,6 +57,12 @@ export function sandboxJson(support: SandboxSupport): Record<string, unknown> {
     readOnlyViewUnavailable: support.readOnlyViewUnavailable ?? null,
     readOnlyViewUserNamespace: support.readOnlyViewUserNamespace,
     missing: support.missing,
+    containment: {
+      mechanism: cgroup.available ? "cgroup" : null,
+      cgroupParent: cgroup.parent,
+      controllers: cgroup.controllers,
+      reason: cgroup.reason,
+    },
   };
 }
 
@@ -98,6 +111,14 @@ export function runSandbox(argv: string[]): number {
   ];
   for (const part of support.missing) rows.push([`missing ${part}`, PARTS[part]]);
   if (support.missing.length === 0) rows.push(["enforced", Object.keys(PARTS).join(", ")]);
+  const cgroup = cgroupSupport();
+  const controllers = cgroup.controllers.length > 0 ? cgroup.controllers.join(" ") : "none";
+  rows.push([
+    "contained",
+    cgroup.available
+      ? yes(true, `cgroup under ${cgroup.parent} (controllers for limits: ${controllers})`)
+      : yes(false, `no: ${cgroup.reason}`),
+  ]);
   process.stdout.write(`${table(rows)}\n`);
   return support.missing.length === 0 && support.native ? 0 : 1;
 }

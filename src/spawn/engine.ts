@@ -5,7 +5,7 @@
 import type { Buffer } from "node:buffer";
 import type { Readable, Writable } from "node:stream";
 import type { EnvEntry } from "../env-input.js";
-import type { RawSandbox } from "../native.js";
+import type { RawContain, RawSandbox, RawTreeUsage } from "../native.js";
 import type { DeadlinePlan, EndingRecord } from "./deadline-plan.js";
 import type { ExecControls } from "./exec-controls.js";
 
@@ -22,6 +22,12 @@ export interface ResourceUsage {
   readonly userCpuMicros: number;
   readonly systemCpuMicros: number;
   readonly maxRssKiB: number | null;
+  /**
+   * A contained step only (docs/containment.md): the peak memory of its whole
+   * tree in bytes (memory.peak), or null where the memory controller is not
+   * enabled. The CPU times above then cover the whole tree (cpu.stat).
+   */
+  readonly memoryPeakBytes?: number | null;
 }
 
 /** The engine-neutral ResourceUsage of a raw native exit. */
@@ -29,12 +35,29 @@ export function resourceUsageOf(raw: {
   userCpuMicros: number;
   systemCpuMicros: number;
   maxRssKiB?: number | null;
+  tree?: RawTreeUsage | undefined;
 }): ResourceUsage {
+  const tree = raw.tree;
+  if (tree === undefined) {
+    return {
+      userCpuMicros: raw.userCpuMicros,
+      systemCpuMicros: raw.systemCpuMicros,
+      maxRssKiB: raw.maxRssKiB ?? null,
+    };
+  }
+  // A contained step: its cgroup counted every process of the tree, the
+  // leader included (it entered before its exec).
   return {
-    userCpuMicros: raw.userCpuMicros,
-    systemCpuMicros: raw.systemCpuMicros,
+    userCpuMicros: Math.max(tree.userCpuMicros ?? 0, raw.userCpuMicros),
+    systemCpuMicros: Math.max(tree.systemCpuMicros ?? 0, raw.systemCpuMicros),
     maxRssKiB: raw.maxRssKiB ?? null,
+    memoryPeakBytes: tree.memoryPeakBytes,
   };
+}
+
+/** Whether the kernel's OOM killer ended a process of a contained step's tree (memory.events). */
+export function oomKilled(raw: { tree?: RawTreeUsage | undefined }): boolean {
+  return (raw.tree?.oomKills ?? 0) > 0;
 }
 
 export interface EngineExit {
@@ -44,6 +67,8 @@ export interface EngineExit {
   readonly resourceUsage: ResourceUsage | null;
   /** What the engine captured itself, by slot (see EngineChild.captured). */
   readonly output?: ReadonlyArray<Buffer | null> | undefined;
+  /** A contained step whose tree met the OOM killer (memory.events oom_kill). */
+  readonly oomKilled?: boolean | undefined;
 }
 
 /** Output the Subprocess wants captured: which pipe slots, and the byte limit of each. */
@@ -72,6 +97,8 @@ export interface EngineRequest {
   readonly cleanup?: boolean | undefined;
   /** An engine may read these slots itself instead of handing out streams. */
   readonly capture?: CaptureRequest | undefined;
+  /** Run the child in a cgroup of its own (contain-plan.ts); only the native engine can. */
+  readonly contain?: RawContain | undefined;
 }
 
 /** A captured slot handed back to the Subprocess (see EngineChild.takeOver). */

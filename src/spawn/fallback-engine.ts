@@ -166,6 +166,10 @@ export function fallbackEngine(reason: string | undefined): Engine {
       if (request.sandbox !== undefined) {
         throw new FallbackUnsupportedError("options.sandbox needs the native engine");
       }
+      // contain-plan.ts never asks this engine for containment; refuse rather than ignore.
+      if (request.contain !== undefined) {
+        throw new FallbackUnsupportedError("options.contain needs the native engine");
+      }
       const ids = fallbackIds(request.controls);
       const argv = request.argv.map((arg, i) => utf8(arg, `argv[${i}]`));
       const env = envObject(request);

@@ -38,6 +38,7 @@ import {
   type EngineChild,
   type EngineExit,
   type EngineRequest,
+  oomKilled,
   resourceUsageOf,
   type TakenOver,
 } from "./engine.js";
@@ -180,6 +181,7 @@ function toExit(raw: RawChildExit | Error): EngineExit | Error {
     signal: raw.signal,
     resourceUsage: resourceUsageOf(raw),
     output: raw.output,
+    ...(oomKilled(raw) ? { oomKilled: true } : {}),
   };
 }
 
@@ -253,7 +255,7 @@ function guarded<T>(callback: (arg: T) => void): (arg: T) => void {
 }
 
 /** Starts the addon's watchdog once per engine (the addon replaces one that died). */
-function watchdogStarter(binding: SpawnCapable): () => void {
+export function watchdogStarter(binding: NativeBinding): () => void {
   let started = false;
   return () => {
     if (started) return;
@@ -285,7 +287,8 @@ export function nativeEngine(binding: SpawnCapable): Engine {
       onOverflow?: (slot: number) => void,
       plan?: DeadlinePlan,
     ): EngineChild {
-      if (request.cleanup === true) startWatchdog();
+      // A contained step's cgroup is registered with the watchdog too.
+      if (request.cleanup === true || request.contain !== undefined) startWatchdog();
       const capture = request.capture;
       const captured = capture !== undefined && capture.slots.length > 0 ? capture.slots : NONE;
       // Assigned before the exit can arrive (it never arrives inside spawn()).
@@ -303,6 +306,7 @@ export function nativeEngine(binding: SpawnCapable): Engine {
         controls: nativeControls(request, alwaysChildPath),
         sandbox: request.sandbox,
         cleanup: request.cleanup === true ? true : undefined,
+        contain: request.contain,
         deadline: plan === undefined ? undefined : nativeDeadline(plan),
         onExit: guarded((raw) => {
           child?.exited();

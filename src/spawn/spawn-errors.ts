@@ -66,7 +66,7 @@ export class SpawnError extends Error {
 }
 
 /** Why a run counts as failed. */
-export type FailureReason = "exit" | "signal" | "timeout" | "abort" | "maxBuffer";
+export type FailureReason = "exit" | "signal" | "timeout" | "abort" | "maxBuffer" | "oom";
 
 export interface SubprocessFailure {
   readonly reason: FailureReason;
@@ -112,6 +112,8 @@ function reasonText(failure: SubprocessFailure): string {
       return "exceeded maxBuffer";
     case "signal":
       return `was killed with ${failure.signal}`;
+    case "oom":
+      return "ran out of memory (the kernel's OOM killer ended a process of its contained tree)";
     default:
       return `failed with exit code ${failure.exitCode}`;
   }

@@ -5,6 +5,7 @@
 import { Buffer } from "node:buffer";
 import type { EnvInput } from "../env-input.js";
 import { assertKnownOptions, knownKeys } from "../known-options.js";
+import { type ContainOption, type NormalizedContain, normalizeContain } from "./contain.js";
 import type { StdioSlot } from "./engine.js";
 import {
   type ExecControlOptions,
@@ -55,6 +56,13 @@ export interface SpawnOptions extends ExecControlOptions {
    * (`processGroup` or `setsid`). Default false.
    */
   cleanup?: boolean;
+  /**
+   * Kill every process the child starts — `setsid` daemons and double forks
+   * included — when it ends, times out, is aborted or the host dies, and
+   * settle only then; limits over the whole tree (docs/containment.md).
+   * Default false.
+   */
+  contain?: ContainOption;
   /** Reject on a failed run. Default true; false resolves with `failure` set. */
   reject?: boolean;
   /** Keep the host alive until the child exits. Default true. */
@@ -79,6 +87,7 @@ export const SPAWN_OPTION_KEYS = knownKeys<SpawnOptions>({
   setsid: true,
   processGroup: true,
   cleanup: true,
+  contain: true,
   reject: true,
   ref: true,
   uid: true,
@@ -110,6 +119,8 @@ export interface NormalizedOptions {
   readonly setsid: boolean;
   readonly processGroup: boolean;
   readonly cleanup: boolean;
+  /** undefined when the child is not contained. */
+  readonly contain: NormalizedContain | undefined;
   readonly reject: boolean;
   readonly ref: boolean;
   /** undefined when no exec control is set. */
@@ -222,6 +233,7 @@ export function normalizeOptions(options: SpawnOptions | undefined): NormalizedO
     setsid,
     processGroup,
     cleanup,
+    contain: normalizeContain("spawn", o.contain),
     reject: bool(o.reject, "reject", true),
     ref: bool(o.ref, "ref", true),
     controls: normalizeExecControls(o),

@@ -10,6 +10,7 @@
 import { Buffer } from "node:buffer";
 import { performance } from "node:perf_hooks";
 import { nativeBinding } from "../native.js";
+import { planContainment } from "./contain-plan.js";
 import { deadlinePlan, endingFailure } from "./deadline-plan.js";
 import type { EngineRequest } from "./engine.js";
 import { outputLimit } from "./output-limit.js";
@@ -89,12 +90,14 @@ export function spawnSync(
     }
   });
   const start = performance.now();
+  const engine = currentSyncEngine();
+  const containment = planContainment(o.contain, engine.native);
   const request: EngineRequest = {
     ...engineRequest(input),
     // Piped stdout/stderr are always read (nothing else could drain them).
     capture: undefined,
+    contain: containment.raw,
   };
-  const engine = currentSyncEngine();
   let exit: ReturnType<SyncEngine>;
   try {
     exit = engine.run(request, {
@@ -122,7 +125,13 @@ export function spawnSync(
   const durationMs = performance.now() - start;
   const failure: FailureReason | null =
     endingFailure(exit.endings) ??
-    (exit.signal !== null ? "signal" : exit.exitCode !== 0 ? "exit" : null);
+    (exit.oomKilled === true
+      ? "oom"
+      : exit.signal !== null
+        ? "signal"
+        : exit.exitCode !== 0
+          ? "exit"
+          : null);
   if (failure !== null && o.reject) {
     throw new SubprocessError({
       reason: failure,
@@ -147,6 +156,7 @@ export function spawnSync(
     durationMs,
     resourceUsage: exit.resourceUsage,
     native: engine.native,
+    contained: containment.report,
     failure,
     killedAt: exit.killedAt,
   };

@@ -9,6 +9,7 @@
 import type { Buffer } from "node:buffer";
 import { constants } from "node:os";
 import { type NativeBinding, nativeBinding, nativeStatus } from "../native.js";
+import { planContainment } from "./contain-plan.js";
 import type { Engine, EngineRequest } from "./engine.js";
 import { fallbackEngine } from "./fallback-engine.js";
 import { canSpawnNatively, nativeEngine } from "./native-engine.js";
@@ -82,14 +83,17 @@ export function spawn(
   options?: SpawnOptions,
 ): Subprocess {
   const input = spawnInput("spawn", file, args, options);
+  const o = input.options;
+  const engine = currentEngine();
   let request: EngineRequest;
+  let containment: ReturnType<typeof planContainment>;
   try {
-    request = engineRequest(input);
+    containment = planContainment(o.contain, engine.native);
+    request = { ...engineRequest(input), contain: containment.raw };
   } catch (error) {
     return failedBeforeStart(error);
   }
-  const o = input.options;
-  return new Subprocess(currentEngine(), request, {
+  return new Subprocess(engine, request, {
     encoding: o.encoding,
     buffer: o.buffer,
     maxBuffer: outputLimit(o.maxBuffer, o.encoding),
@@ -101,5 +105,6 @@ export function spawn(
     input: o.input,
     ownGroup: o.setsid || o.processGroup,
     ref: o.ref,
+    contained: containment.report,
   });
 }

@@ -12,6 +12,7 @@
 import { Buffer } from "node:buffer";
 import { performance } from "node:perf_hooks";
 import { Readable, type Writable } from "node:stream";
+import type { ContainedReport } from "./contain.js";
 import {
   type DeadlinePlan,
   deadlinePlan,
@@ -47,6 +48,8 @@ export interface SpawnResult<Stdout = string | Buffer | null, Stderr = Stdout> {
   readonly resourceUsage: ResourceUsage | null;
   /** Whether the native engine ran the child. */
   readonly native: boolean;
+  /** The containment applied (docs/containment.md), or null when the step was not contained. */
+  readonly contained: ContainedReport | null;
   /** Why the run counts as failed (only seen with `reject: false`), else null. */
   readonly failure: FailureReason | null;
   /**
@@ -74,6 +77,8 @@ export type RunPolicy = Pick<
   | "ref"
 > & {
   readonly ownGroup: boolean;
+  /** What containment the engine applies (null or absent: none). */
+  readonly contained?: ContainedReport | null;
 };
 
 type Outcome = { ok: true; value: SpawnResult } | { ok: false; error: unknown };
@@ -487,7 +492,13 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
     const durationMs = performance.now() - this.#start;
     const failure: FailureReason | null =
       endingFailure(this.#endings) ??
-      (exit.signal !== null ? "signal" : exit.exitCode !== 0 ? "exit" : null);
+      (exit.oomKilled === true
+        ? "oom"
+        : exit.signal !== null
+          ? "signal"
+          : exit.exitCode !== 0
+            ? "exit"
+            : null);
     if (failure !== null && policy.reject) {
       this.#settle({
         ok: false,
@@ -506,6 +517,7 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
         durationMs,
         resourceUsage: exit.resourceUsage,
         native: this.native,
+        contained: policy.contained ?? null,
         failure,
         killedAt: this.#killedAt,
       },

@@ -12,10 +12,16 @@ import { constants } from "node:os";
 import { systemError } from "../errors.js";
 import type { NativeBinding } from "../native.js";
 import { type DeadlinePlan, type Ending, nativeDeadline } from "./deadline-plan.js";
-import { type EngineRequest, type ResourceUsage, resourceUsageOf } from "./engine.js";
+import { type EngineRequest, oomKilled, type ResourceUsage, resourceUsageOf } from "./engine.js";
 import { envObject, FallbackUnsupportedError, fallbackIds, utf8 } from "./fallback-engine.js";
 import { epochOfMonotonic } from "./monotonic-time.js";
-import { childPathForced, nativeControls, packedArgs, stdioFds } from "./native-engine.js";
+import {
+  childPathForced,
+  nativeControls,
+  packedArgs,
+  stdioFds,
+  watchdogStarter,
+} from "./native-engine.js";
 
 /** How a synchronous run is fed and bounded. */
 export interface SyncBounds {
@@ -36,6 +42,8 @@ export interface SyncExit {
   readonly endings: readonly Ending[];
   /** When the first ending's signal went (epoch ms), or null (none, or not known: the fallback). */
   readonly killedAt: number | null;
+  /** A contained step whose tree met the OOM killer. */
+  readonly oomKilled?: boolean;
 }
 
 export type SyncEngine = (request: EngineRequest, bounds: SyncBounds) => SyncExit;
@@ -48,7 +56,10 @@ export function canRunSyncNatively(binding: NativeBinding | null): binding is Sy
 
 export function nativeSyncEngine(binding: SyncCapable): SyncEngine {
   const alwaysChildPath = childPathForced();
+  const startWatchdog = watchdogStarter(binding);
   return (request, bounds) => {
+    // A contained step's cgroup is registered with the watchdog (host death).
+    if (request.contain !== undefined) startWatchdog();
     const raw = binding.spawnSync({
       file: request.file,
       ...packedArgs(request),
@@ -60,6 +71,7 @@ export function nativeSyncEngine(binding: SyncCapable): SyncEngine {
       setpgroup: request.setpgroup,
       controls: nativeControls(request, alwaysChildPath),
       sandbox: request.sandbox,
+      contain: request.contain,
     });
     return {
       pid: raw.pid,
@@ -70,6 +82,7 @@ export function nativeSyncEngine(binding: SyncCapable): SyncEngine {
       stderr: raw.output[2] ?? null,
       endings: raw.endings,
       killedAt: raw.killedAt == null ? null : epochOfMonotonic(raw.killedAt),
+      ...(oomKilled(raw) ? { oomKilled: true } : {}),
     };
   };
 }
@@ -81,6 +94,9 @@ export function nativeSyncEngine(binding: SyncCapable): SyncEngine {
  */
 export const fallbackSyncEngine: SyncEngine = (request, bounds) => {
   const deadline = bounds.deadline;
+  if (request.contain !== undefined) {
+    throw new FallbackUnsupportedError("options.contain needs the native engine");
+  }
   if (request.sandbox !== undefined) {
     throw new FallbackUnsupportedError("options.sandbox needs the native engine");
   }

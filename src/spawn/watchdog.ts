@@ -24,18 +24,38 @@ import { systemError } from "../errors.js";
  * one shell variable `g_<pgid>` (set on "+", unset on "-": constant time
  * whatever the number of live groups); at EOF `set` lists them. A line that
  * is not "+" or "-" and digits is ignored, so nothing but a number reaches
- * `eval`; the listing is split with globbing off. Terminal and hang-up signals are ignored (it has no terminal; its
- * only job is to outlive the host by the moment it takes to kill); SIGTERM
- * and SIGKILL still stop it.
+ * `eval`. A line "=/path" registers a cgroup (native/core/cgroup.h: the
+ * host's sub-tree of contained steps), kept in `c` one per line and never
+ * evaluated: at EOF each is killed whole (cgroup.kill) and removed with the
+ * step cgroups in it once their processes are gone (rmdir is refused while a
+ * process is left, so it is tried again every 20 ms, for 4 s at most: a
+ * shell has no event to wait on). Then the groups, listed with globbing off.
+ * Terminal and hang-up signals are ignored (it has no terminal; its only job
+ * is to outlive the host by the moment it takes to kill); SIGTERM and
+ * SIGKILL still stop it.
  */
 export const WATCHDOG_SCRIPT = `trap '' HUP INT QUIT TSTP TTIN TTOU PIPE
-while read -r m; do
+c=
+while IFS= read -r m; do
+  case $m in =/*) c="$c\${m#=}
+"; continue ;; esac
   case \${m#?} in '' | *[!0-9]*) continue ;; esac
   case $m in
     +*) eval "g_\${m#+}=1" ;;
     -*) unset "g_\${m#-}" ;;
   esac
 done
+printf %s "$c" | while IFS= read -r r; do
+  echo 1 > "$r/cgroup.kill"
+  i=0
+  while [ -d "$r" ] && [ $i -lt 200 ]; do
+    for s in "$r"/*/; do [ -d "$s" ] && rmdir "$s"; done
+    rmdir "$r" && break
+    i=$((i + 1))
+    /bin/sleep 0.02
+  done
+done 2>/dev/null
+unset c
 set -f
 for v in $(set); do case $v in g_[0-9]*=*) v=\${v%%=*}; kill -s KILL -- "-\${v#g_}" ;; esac; done 2>/dev/null`;
 

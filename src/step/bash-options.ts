@@ -8,6 +8,7 @@ import { assertRecordOrMap } from "../env/untrusted-keys.js";
 import { InvalidEnvError } from "../errors.js";
 import { assertKnownOptions, knownKeys } from "../known-options.js";
 import { assertLimitsOption } from "../limits.js";
+import type { ContainOption } from "../spawn/contain.js";
 import type { SpawnOptions } from "../spawn/spawn-options.js";
 import type { DescriptorKind } from "./spill-files.js";
 import {
@@ -46,6 +47,14 @@ export interface BashStepOptions extends StepEnvelopeOptions, BashSpawnOptions {
    * (spawn's `cleanup`). Default: the runtime's `cleanup`, which defaults to true.
    */
   readonly cleanup?: boolean;
+  /**
+   * Kill everything the step starts when it ends (spawn's `contain`,
+   * docs/containment.md). Default: the runtime's `contain`, which defaults to
+   * "best-effort" for bash steps (contained wherever the host can;
+   * `result.contained` says), and to none for a step with `cleanup: false`
+   * (it may outlive its host).
+   */
+  readonly contain?: ContainOption;
   /**
    * Accepted and ignored, with one warning per step name: the amplihack
    * recipe runner's `max_env_value_bytes` truncated values; here oversized

@@ -36,6 +36,7 @@ describe("a timeout with output held open by a grandchild", () => {
       durationMs: 0,
       resourceUsage: null,
       native: false,
+      contained: null,
       failure: null,
       killedAt: null,
     });

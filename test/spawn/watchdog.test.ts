@@ -77,6 +77,8 @@ interface Step {
   readonly body: string;
   /** runtime.bash's `cleanup`; undefined: the default. */
   readonly cleanup?: boolean;
+  /** runtime.bash's `contain`; undefined: the default (docs/containment.md). */
+  readonly contain?: boolean;
 }
 
 type Ending = "wait" | "exit" | "throw";
@@ -102,9 +104,13 @@ function hostSource(id: string, steps: readonly Step[], ending: Ending, quietStd
     const runtime = createRuntime({ parentEnv: { PATH: process.env.PATH } });
     const commands = ${JSON.stringify(commands)};
     const cleanups = ${JSON.stringify(steps.map((s) => s.cleanup ?? null))};
+    const contains = ${JSON.stringify(steps.map((s) => s.contain ?? null))};
     const files = ${JSON.stringify(files)};
     for (const [i, command] of commands.entries()) {
-      const options = cleanups[i] === null ? {} : { cleanup: cleanups[i] };
+      const options = {
+        ...(cleanups[i] === null ? {} : { cleanup: cleanups[i] }),
+        ...(contains[i] === null ? {} : { contain: contains[i] }),
+      };
       runtime.bash(command, { ...options, reject: false }).catch(() => {});
     }
     const read = (f) => (existsSync(f) ? readFileSync(f, "utf8") : "");
@@ -319,13 +325,14 @@ describe("a bash step ends with its host (cleanup, the runtime.bash default)", (
     // afterEach kills them.
   });
 
-  it("a grandchild that calls setsid leaves the group and survives (the documented limit)", async () => {
+  it("uncontained, a grandchild that calls setsid leaves the group and survives (the documented limit)", async () => {
     // The step reports only once the escapee leads its own session (field 6 of
     // /proc/PID/stat): a host killed before setsid() ran would take it along.
     const escapee =
       "setsid sleep 1000 & e=$!; " +
       'until [ "$(cut -d\' \' -f6 /proc/$e/stat)" = "$e" ]; do sleep 0.01; done; mark $e';
-    const host = startHost([{ body: `${escapee}; sleep 1000 & mark $!` }], "wait");
+    // Contained (the default where the host can) it would die too: containment.md.
+    const host = startHost([{ body: `${escapee}; sleep 1000 & mark $!`, contain: false }], "wait");
     const { steps } = await host.report;
     // `setsid CMD &` forks (bash's background child is a group member), so setsid
     // itself execs sleep in a new session: the pid bash printed is that sleep.

@@ -1,0 +1,118 @@
+// cgroup.h — contained steps through cgroup v2: each step's processes live in
+// a cgroup of their own, which is killed whole when the step ends and
+// removed once empty, whatever sessions, groups or double forks they used.
+//
+// Where: the cgroup2 mount is found in /proc/self/mountinfo and the host's own
+// cgroup in /proc/self/cgroup (the "0::" line), never assumed. Under a parent
+// (the host's own cgroup, or one the host names) the host makes once a
+// sub-tree of its own, "<parent>/exactspawn-<pid>", holding no process itself
+// (the no-internal-processes rule: a controller can be enabled for its
+// children), and in it one fresh cgroup per step, "s<n>".
+//
+// Entering: the child writes "0" to the step's cgroup.procs (an fd the parent
+// opened) before anything else of the child runs — right after its
+// session/group, before its credentials, sandbox and exec — so the target's
+// first instruction already runs inside, and so does every process it ever
+// forks: no window where a fast fork escapes. clone3(CLONE_INTO_CGROUP)
+// would save that one write, but it needs clone3 with a stack of our own and
+// a child that returns on it (glibc exports no clone3 wrapper), on the same
+// vfork path; the write keeps the one child path.
+//
+// Ending: cgroup.kill (Linux 5.14) SIGKILLs every process of the sub-tree at
+// once; without it the cgroup is frozen (cgroup.freeze), every pid listed in
+// cgroup.procs SIGKILLed and thawed again. Waiting: cgroup.events turns
+// POLLPRI (epoll: EPOLLPRI) whenever "populated" changes; once it reads
+// "populated 0" the directory is removed (rmdir(2)).
+// See cgroups(7), Documentation/admin-guide/cgroup-v2.rst.
+//
+// Plain C++ over syscalls; every call returns 0 (or a count) or -errno.
+// enter_cgroup() is async-signal-safe (raw system calls only); the rest is
+// for the parent.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "step_failure.h"
+
+namespace exactspawn {
+
+// Where this process stands in the cgroup v2 hierarchy.
+struct CgroupHost {
+  std::string mount;  // the cgroup2 mount point ("" when none)
+  std::string own;    // the host's own cgroup directory (mount + the "0::" path)
+};
+
+// Reads /proc/self/mountinfo and /proc/self/cgroup: -ENOENT when there is no
+// cgroup2 mount or the host has no cgroup v2 path (a v1-only host); -errno
+// when a file cannot be read.
+int find_cgroup_host(CgroupHost* out);
+
+// One limit written into the step's cgroup: its controller is enabled in the
+// host's sub-tree first (cgroup.subtree_control).
+struct CgroupLimit {
+  const char* controller = nullptr;  // "memory", "pids", "cpu"
+  const char* file = nullptr;        // "memory.max", "pids.max", "cpu.max"
+  const char* value = nullptr;       // as the file takes it
+};
+
+// A step's cgroup. procs_fd is for the child (closed once it started);
+// events_fd is watched until the cgroup is empty.
+struct StepCgroup {
+  std::string path;
+  int procs_fd = -1;   // cgroup.procs, O_WRONLY | O_CLOEXEC
+  int events_fd = -1;  // cgroup.events, O_RDONLY | O_CLOEXEC
+};
+
+// Makes a fresh cgroup for one step under `parent` (an absolute directory in
+// the cgroup2 mount): the host's sub-tree there first if this process has
+// not made it yet (registered with the watchdog, core/watchdog.h, which kills
+// and removes it when the host dies), then the step's cgroup with its limits,
+// then opens its cgroup.procs and cgroup.events. On failure nothing is left
+// and *failure names the call and its path (*failed_path).
+int make_step_cgroup(const std::string& parent, const CgroupLimit* limits, size_t limit_count,
+                     StepCgroup* out, StepFailure* failure, std::string* failed_path);
+
+// In the child, before its exec: moves the calling process into the cgroup
+// whose cgroup.procs is open as `procs_fd`. Async-signal-safe.
+int enter_cgroup(int procs_fd);
+
+// SIGKILLs every process in the cgroup at `path` and below (cgroup.kill, or
+// freeze / kill each pid / thaw on kernels before 5.14). 0 or -errno. Safe
+// to call from any thread, any number of times.
+int kill_cgroup(const std::string& path);
+
+// 1 while the cgroup (or a descendant) has a process, 0 once empty, or
+// -errno. Reading also consumes the pending POLLPRI.
+int cgroup_populated(int events_fd);
+
+// Blocks until the cgroup is empty or timeout_ms passed (-1: no limit): poll(2)
+// for POLLPRI on events_fd, never a sleep. 0 once empty, -ETIMEDOUT, -errno.
+int wait_cgroup_empty(int events_fd, int timeout_ms);
+
+// What the tree used, read before the cgroup is removed; -1 where the kernel
+// does not say (a controller not enabled: memory.peak, memory.events).
+struct CgroupUsage {
+  int64_t user_micros = -1;    // cpu.stat user_usec (present without controllers)
+  int64_t system_micros = -1;  // cpu.stat system_usec
+  int64_t memory_peak = -1;    // memory.peak, bytes
+  int64_t oom_kills = -1;      // memory.events oom_kill
+};
+void read_cgroup_usage(const std::string& path, CgroupUsage* usage);
+
+// Removes the cgroup and any cgroup a step made below it (depth first).
+// 0, or -errno (-EBUSY while a process is still in it).
+int remove_cgroup(const std::string& path);
+
+// Closes the fds (not the directory).
+void close_step_cgroup(StepCgroup* cgroup);
+
+// The whole ending of a step's cgroup where nobody can wait on an event
+// loop (spawnSync, teardown): kill, wait for empty (timeout_ms), read the
+// usage (when `usage`), remove, close. 0 or -errno of the first failure.
+int end_step_cgroup(StepCgroup* cgroup, int timeout_ms, CgroupUsage* usage);
+
+}  // namespace exactspawn

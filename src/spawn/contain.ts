@@ -1,0 +1,127 @@
+/**
+ * The `contain` option: every process a step starts — `setsid` daemons,
+ * double forks and `nohup` jobs included — is killed when the step ends
+ * (its leader exits, it times out, is aborted or killed, or the host dies),
+ * and only then does the step settle (docs/containment.md). Validation and
+ * the error only; what this host can do and what a step gets is decided in
+ * contain-plan.ts.
+ */
+import { assertKnownOptions, knownKeys } from "../known-options.js";
+
+/** Containment with limits over the whole tree (each needs its controller delegated). */
+export interface ContainSettings {
+  /**
+   * The cgroup directory (absolute, inside the cgroup2 mount) under which the
+   * host makes its sub-tree of step cgroups. Default: the host's own cgroup.
+   */
+  cgroupParent?: string;
+  /** memory.max of the tree, in bytes (the memory controller). */
+  memoryMax?: number;
+  /** pids.max of the tree: processes and threads at once (the pids controller). */
+  pidsMax?: number;
+  /** cpu.max of the tree, in CPUs (0.5: half of one CPU; the cpu controller). */
+  cpuMax?: number;
+}
+
+/**
+ * `true` or settings: contain or refuse the step with a ContainmentError.
+ * `"best-effort"`: contain where this host can, else run uncontained (the
+ * result's `contained` says which). `false`: not contained.
+ */
+export type ContainOption = boolean | "best-effort" | ContainSettings;
+
+/** What a step asked for, validated. Limits are [controller, file, value] as the cgroup takes them. */
+export interface NormalizedContain {
+  readonly required: boolean;
+  readonly cgroupParent: string | undefined;
+  readonly limits: ReadonlyArray<readonly [string, string, string]>;
+  /** The limits as asked, for the report. */
+  readonly asked: Readonly<Pick<ContainSettings, "memoryMax" | "pidsMax" | "cpuMax">>;
+}
+
+/** What was applied to a step: its `contained` field (null: nothing). */
+export interface ContainedReport {
+  readonly mechanism: "cgroup";
+  /** The parent the step's cgroup was made under. */
+  readonly cgroupParent: string;
+  /** The limits written into the step's cgroup. */
+  readonly limits: Readonly<Pick<ContainSettings, "memoryMax" | "pidsMax" | "cpuMax">>;
+}
+
+const SETTINGS_KEYS = knownKeys<ContainSettings>({
+  cgroupParent: true,
+  memoryMax: true,
+  pidsMax: true,
+  cpuMax: true,
+});
+
+/** cpu.max's period: quota and period in microseconds (the kernel's default period). */
+const CPU_PERIOD = 100_000;
+
+function integer(value: unknown, where: string, min: number): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min) {
+    throw new TypeError(`${where} must be an integer >= ${min}`);
+  }
+  return value;
+}
+
+/**
+ * Validates `contain` as `api` received it: undefined when off. Throws
+ * TypeError naming the field for a wrong type or an unknown key. Pure.
+ */
+export function normalizeContain(api: string, value: unknown): NormalizedContain | undefined {
+  if (value === undefined || value === false) return undefined;
+  if (value === true) return { required: true, cgroupParent: undefined, limits: [], asked: {} };
+  if (value === "best-effort") {
+    return { required: false, cgroupParent: undefined, limits: [], asked: {} };
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new TypeError(
+      `${api}: options.contain must be true, false, "best-effort" or an object of settings`,
+    );
+  }
+  assertKnownOptions(value, SETTINGS_KEYS, `${api}: options.contain`);
+  const s = value as ContainSettings;
+  const where = `${api}: options.contain`;
+  if (
+    s.cgroupParent !== undefined &&
+    (typeof s.cgroupParent !== "string" ||
+      !s.cgroupParent.startsWith("/") ||
+      /[\0\n]/.test(s.cgroupParent))
+  ) {
+    throw new TypeError(`${where}.cgroupParent must be an absolute path without NUL or newline`);
+  }
+  const limits: Array<readonly [string, string, string]> = [];
+  const asked: Record<string, number> = {};
+  if (s.memoryMax !== undefined) {
+    asked["memoryMax"] = integer(s.memoryMax, `${where}.memoryMax`, 0);
+    limits.push(["memory", "memory.max", String(s.memoryMax)]);
+  }
+  if (s.pidsMax !== undefined) {
+    asked["pidsMax"] = integer(s.pidsMax, `${where}.pidsMax`, 1);
+    limits.push(["pids", "pids.max", String(s.pidsMax)]);
+  }
+  if (s.cpuMax !== undefined) {
+    if (typeof s.cpuMax !== "number" || !Number.isFinite(s.cpuMax) || !(s.cpuMax > 0)) {
+      throw new TypeError(`${where}.cpuMax must be a number of CPUs > 0`);
+    }
+    asked["cpuMax"] = s.cpuMax;
+    // The kernel's floor for a quota is 1 ms.
+    const quota = Math.max(1000, Math.round(s.cpuMax * CPU_PERIOD));
+    limits.push(["cpu", "cpu.max", `${quota} ${CPU_PERIOD}`]);
+  }
+  return { required: true, cgroupParent: s.cgroupParent, limits, asked };
+}
+
+/** Containment was asked and this host cannot apply it as asked; nothing was started. */
+export class ContainmentError extends Error {
+  override readonly name = "ContainmentError";
+  readonly code: "ERR_EXACTSPAWN_CONTAINMENT_UNAVAILABLE" | "ERR_EXACTSPAWN_CONTAINMENT_CONTROLLER";
+  /** What is missing: "native engine", "cgroup2", "writable cgroup", "controller memory", … */
+  readonly missing: readonly string[];
+  constructor(code: ContainmentError["code"], message: string, missing: readonly string[]) {
+    super(message);
+    this.code = code;
+    this.missing = missing;
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * The containment policy (src/spawn/contain.ts, src/spawn/contain-plan.ts)
+ * driven by a fake binding: option validation, what a step gets on each
+ * kind of host, and the refusals (ContainmentError naming what is missing).
+ * The parent "cgroup" is a scratch directory standing in for the cgroup2
+ * mount, with the cgroup.subtree_control file each case needs.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import type { NativeBinding } from "../../src/native.js";
+import { ContainmentError, normalizeContain } from "../../src/spawn/contain.js";
+import {
+  cgroupSupport,
+  forgetCgroupSupport,
+  planContainment,
+} from "../../src/spawn/contain-plan.js";
+
+const mount = mkdtempSync(join(tmpdir(), "exactspawn-contain-plan-"));
+afterAll(() => rmSync(mount, { recursive: true, force: true }));
+afterEach(() => forgetCgroupSupport());
+
+function host(
+  controllers: string,
+  probe?: ReturnType<NonNullable<NativeBinding["probeContainment"]>>,
+) {
+  const own = join(mount, `host-${Math.random().toString(36).slice(2)}`);
+  mkdirSync(own);
+  writeFileSync(join(own, "cgroup.subtree_control"), controllers);
+  return {
+    own,
+    binding: { probeContainment: () => probe ?? { mount, own } } as unknown as NativeBinding,
+  };
+}
+
+describe("normalizeContain", () => {
+  it("maps the values and the limits onto the cgroup's files", () => {
+    expect(normalizeContain("spawn", undefined)).toBeUndefined();
+    expect(normalizeContain("spawn", false)).toBeUndefined();
+    expect(normalizeContain("spawn", true)).toMatchObject({ required: true, limits: [] });
+    expect(normalizeContain("spawn", "best-effort")).toMatchObject({ required: false });
+    expect(
+      normalizeContain("spawn", { memoryMax: 1 << 20, pidsMax: 8, cpuMax: 0.5 })?.limits,
+    ).toEqual([
+      ["memory", "memory.max", "1048576"],
+      ["pids", "pids.max", "8"],
+      ["cpu", "cpu.max", "50000 100000"],
+    ]);
+  });
+
+  it.each([
+    ["yes", /options.contain must be true, false/],
+    [{ pidsMax: 0 }, /pidsMax must be an integer >= 1/],
+    [{ memoryMax: 1.5 }, /memoryMax must be an integer/],
+    [{ cpuMax: 0 }, /cpuMax must be a number of CPUs > 0/],
+    [{ cgroupParent: "relative" }, /cgroupParent must be an absolute path/],
+    [{ cgroupParent: "/a\nb" }, /without NUL or newline/],
+    [{ memorymax: 1 }, /unknown option "memorymax"/],
+  ])("refuses %j with a TypeError naming it", (value, message) => {
+    expect(() => normalizeContain("spawn", value)).toThrow(TypeError);
+    expect(() => normalizeContain("spawn", value)).toThrow(message);
+  });
+});
+
+describe("planContainment", () => {
+  it("contains under the host's own cgroup and reports it", () => {
+    const { own, binding } = host("");
+    const plan = planContainment(normalizeContain("spawn", true), true, binding);
+    expect(plan.raw).toEqual({ parent: own });
+    expect(plan.report).toEqual({ mechanism: "cgroup", cgroupParent: own, limits: {} });
+  });
+
+  it("writes the limits whose controllers are delegated", () => {
+    const { own, binding } = host("cpu memory pids\n");
+    const plan = planContainment(normalizeContain("spawn", { pidsMax: 64 }), true, binding);
+    expect(plan.raw).toEqual({ parent: own, limits: [["pids", "pids.max", "64"]] });
+    expect(plan.report?.limits).toEqual({ pidsMax: 64 });
+  });
+
+  it("refuses a limit whose controller is not delegated, naming it (fails closed)", () => {
+    const { binding } = host("cpu\n");
+    let error: unknown;
+    try {
+      planContainment(normalizeContain("spawn", { memoryMax: 1 << 20 }), true, binding);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ContainmentError);
+    expect(error).toMatchObject({
+      code: "ERR_EXACTSPAWN_CONTAINMENT_CONTROLLER",
+      missing: ["controller memory"],
+    });
+    expect((error as Error).message).toMatch(/cgroup.subtree_control lists cpu/);
+  });
+
+  it("refuses on the fallback engine, and best-effort runs uncontained there", () => {
+    const { binding } = host("");
+    expect(() => planContainment(normalizeContain("spawn", true), false, binding)).toThrow(
+      expect.objectContaining({ missing: ["native engine"] }),
+    );
+    expect(planContainment(normalizeContain("spawn", "best-effort"), false, binding)).toEqual({
+      raw: undefined,
+      report: null,
+    });
+  });
+
+  it("names cgroup2 as missing where the host has no cgroup v2 path", () => {
+    const { binding } = host("", { errno: -2, code: "ENOENT" });
+    expect(cgroupSupport(undefined, binding)).toMatchObject({
+      available: false,
+      missing: ["cgroup2"],
+    });
+    expect(() => planContainment(normalizeContain("spawn", true), true, binding)).toThrow(
+      ContainmentError,
+    );
+  });
+
+  it("refuses a cgroupParent outside the cgroup2 mount", () => {
+    const { binding } = host("");
+    expect(() =>
+      planContainment(normalizeContain("spawn", { cgroupParent: "/etc" }), true, binding),
+    ).toThrow(/not inside the cgroup2 mount/);
+  });
+
+  it("without the addon nothing can be contained", () => {
+    expect(cgroupSupport(undefined, null)).toMatchObject({ missing: ["native engine"] });
+  });
+});
