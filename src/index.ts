@@ -103,6 +103,7 @@ export { type CgroupSupport, cgroupSupport } from "./spawn/contain-plan.js";
 export type { ResourceUsage, StdioSlot } from "./spawn/engine.js";
 export type { ExecControlOptions, RlimitName, RlimitValue } from "./spawn/exec-controls.js";
 export { FallbackUnsupportedError } from "./spawn/fallback-engine.js";
+export { createPipe, type KernelPipe } from "./spawn/kernel-pipe.js";
 export type { KnownKeys, OutputOf, ResultOf, SubprocessErrorOf } from "./spawn/output-type.js";
 export {
   SandboxError,
@@ -119,8 +120,9 @@ export {
   SpawnError,
   SubprocessError,
 } from "./spawn/spawn-errors.js";
-export type { SpawnOptions } from "./spawn/spawn-options.js";
+export type { SpawnOptions, StdioOption } from "./spawn/spawn-options.js";
 export { type SpawnSyncOptions, spawnSync } from "./spawn/spawn-sync.js";
+export { type InputChunk, InputChunkError, type InputStream } from "./spawn/stream-input.js";
 export type { SpawnResult, Subprocess } from "./spawn/subprocess.js";
 export type { BashStepOptions } from "./step/bash-options.js";
 export type { BashStepPlan, VariableFate, VariableReport } from "./step/bash-plan.js";

@@ -10,9 +10,9 @@
  * JavaScript timers (js-ending.ts), which fire only when the loop is free.
  *
  * The phases, for a run whose plan is P:
- *  1. An ending begins at `P.timeoutMs` after the start, on abort, or when a
+ *  1. An ending begins at `P.timeoutMs` after the start, on abort, when a
  *     captured stream goes one byte over `P.maxBuffer` (that stream is then
- *     closed). Only the first ending acts; later ones are only recorded.
+ *     closed), or when a stream given as `input` fails. Only the first ending acts; later ones are only recorded.
  *  2. While the leader has not exited, the ending sends `P.endSignal` to
  *     `P.toGroup ? its process group : the leader`, and, when
  *     `P.groupSignalAtLeaderExit` is not 0, that signal goes to the rest of
@@ -23,7 +23,7 @@
  *     leader is reaped (at once if it is): a process it left behind may hold
  *     the pipes open for ever. Without an ending, output is read to its end.
  *  4. The outcome is named by `endingFailure`: the first ending that counts
- *     (a timeout or abort counts only if the leader had not exited; output
+ *     (a timeout, abort or input failure counts only if the leader had not exited; output
  *     over maxBuffer always counts), else the leader's own exit.
  *
  * So a leader that exits cleanly while a grandchild holds its stdout is
@@ -36,8 +36,8 @@ import type { FailureReason } from "./spawn-errors.js";
 
 const SIGKILL = constants.signals.SIGKILL;
 
-/** What begins an ending. */
-export type EndingCause = "timeout" | "abort" | "maxBuffer";
+/** What begins an ending ("input": a stream given as `input` failed, stream-input.ts). */
+export type EndingCause = "timeout" | "abort" | "maxBuffer" | "input";
 
 /**
  * A run's first ending as the engine executed it: what began it, whether the

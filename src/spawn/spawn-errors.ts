@@ -66,7 +66,7 @@ export class SpawnError extends Error {
 }
 
 /** Why a run counts as failed. */
-export type FailureReason = "exit" | "signal" | "timeout" | "abort" | "maxBuffer" | "oom";
+export type FailureReason = "exit" | "signal" | "timeout" | "abort" | "maxBuffer" | "oom" | "input";
 
 export interface SubprocessFailure {
   readonly reason: FailureReason;
@@ -110,6 +110,8 @@ function reasonText(failure: SubprocessFailure): string {
       return "was aborted";
     case "maxBuffer":
       return "exceeded maxBuffer";
+    case "input":
+      return "was ended: its input stream failed (the stream's error is error.cause)";
     case "signal":
       return `was killed with ${failure.signal}`;
     case "oom":

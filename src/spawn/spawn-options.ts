@@ -12,8 +12,17 @@ import {
   type ExecControls,
   normalizeExecControls,
 } from "./exec-controls.js";
+import { KernelPipe, pipeSlotFd } from "./kernel-pipe.js";
 import { type NormalizedSandbox, normalizeSandbox, type SandboxOptions } from "./sandbox.js";
 import { signalNumber } from "./signals.js";
+import { type InputStream, type StreamInput, streamInput } from "./stream-input.js";
+
+/**
+ * One child fd as spawn takes it: a StdioSlot, or a pipe between two
+ * children (createPipe(): its read end as stdin, its write end as stdout or
+ * stderr; kernel-pipe.ts).
+ */
+export type StdioOption = StdioSlot | KernelPipe;
 
 /** Also takes the exec controls (uid, gid, groups, umask, rlimits, nice, …): see exec-controls.ts. */
 export interface SpawnOptions extends ExecControlOptions {
@@ -27,10 +36,19 @@ export interface SpawnOptions extends ExecControlOptions {
   cwd?: string;
   /** argv[0] as the child sees it. Default: `file` as given. */
   argv0?: string | Buffer;
-  /** Per child fd: "pipe" | "ignore" | "inherit" | a parent fd. Default: ["ignore", "pipe", "pipe"] ("pipe" stdin when `input` is set). */
-  stdio?: StdioSlot | readonly StdioSlot[];
-  /** Written to the child's stdin, which is then closed. Forces stdin to "pipe". */
-  input?: string | Uint8Array;
+  /**
+   * Per child fd: "pipe" | "ignore" | "inherit" | a parent fd | a pipe from
+   * createPipe() (slots 0-2). Default: ["ignore", "pipe", "pipe"] ("pipe"
+   * stdin when `input` is set).
+   */
+  stdio?: StdioSlot | readonly StdioOption[];
+  /**
+   * Written to the child's stdin, which is then closed. A string or bytes, or
+   * a stream: a Node Readable, a web ReadableStream, or an (async) iterable of
+   * strings and bytes, written as it comes with backpressure (a failing
+   * stream ends the run with failure "input"). Forces stdin to "pipe".
+   */
+  input?: string | Uint8Array | InputStream;
   /** How captured output is returned: a Buffer encoding or "buffer". Default "utf8". */
   encoding?: BufferEncoding | "buffer";
   /** Capture piped stdout/stderr into the result. Default true. */
@@ -108,7 +126,7 @@ export interface NormalizedOptions {
   readonly cwd: string | undefined;
   readonly argv0: string | Buffer | undefined;
   readonly stdio: StdioSlot[];
-  readonly input: string | Buffer | undefined;
+  readonly input: string | Buffer | StreamInput | undefined;
   readonly encoding: BufferEncoding | "buffer";
   readonly buffer: boolean;
   readonly maxBuffer: number;
@@ -151,7 +169,12 @@ function duration(value: unknown, name: string): number | undefined {
 function stdioSlot(slot: unknown, index: number): StdioSlot {
   if (slot === "pipe" || slot === "ignore" || slot === "inherit") return slot;
   if (typeof slot === "number" && Number.isInteger(slot) && slot >= 0) return slot;
-  fail(`options.stdio[${index}] must be "pipe", "ignore", "inherit" or an fd`);
+  if (slot instanceof KernelPipe) {
+    const fd = pipeSlotFd(slot, index);
+    if (typeof fd === "string") fail(`options.stdio[${index}] ${fd}`);
+    return fd;
+  }
+  fail(`options.stdio[${index}] must be "pipe", "ignore", "inherit", an fd or a pipe (createPipe)`);
 }
 
 function stdioSlots(value: unknown, hasInput: boolean): StdioSlot[] {
@@ -187,14 +210,21 @@ export function normalizeOptions(options: SpawnOptions | undefined): NormalizedO
   if (o.argv0 !== undefined && typeof o.argv0 !== "string" && !Buffer.isBuffer(o.argv0)) {
     fail("options.argv0 must be a string or Buffer");
   }
-  if (o.input !== undefined && typeof o.input !== "string" && !(o.input instanceof Uint8Array)) {
-    fail("options.input must be a string or Uint8Array");
+  const stream = streamInput(o.input);
+  if (
+    o.input !== undefined &&
+    typeof o.input !== "string" &&
+    !(o.input instanceof Uint8Array) &&
+    stream === undefined
+  ) {
+    fail("options.input must be a string, a Uint8Array, a stream or an (async) iterable");
   }
   // A Uint8Array is viewed as a Buffer (no copy), so the rest sees one type.
   const input =
-    o.input instanceof Uint8Array && !Buffer.isBuffer(o.input)
+    stream ??
+    (o.input instanceof Uint8Array && !Buffer.isBuffer(o.input)
       ? Buffer.from(o.input.buffer, o.input.byteOffset, o.input.byteLength)
-      : o.input;
+      : (o.input as string | Buffer | undefined));
   const encoding = o.encoding ?? "utf8";
   if (encoding !== "buffer" && !Buffer.isEncoding(encoding)) fail("options.encoding is unknown");
   const maxBuffer = o.maxBuffer ?? DEFAULT_MAX_BUFFER;

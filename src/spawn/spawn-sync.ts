@@ -13,11 +13,13 @@ import { nativeBinding } from "../native.js";
 import { planContainment } from "./contain-plan.js";
 import { deadlinePlan, endingFailure } from "./deadline-plan.js";
 import type { EngineRequest } from "./engine.js";
+import { releasePipeEnds } from "./kernel-pipe.js";
 import { outputLimit } from "./output-limit.js";
 import type { KnownKeys, NoOptions, ResultOf } from "./output-type.js";
 import { type FailureReason, SubprocessError } from "./spawn-errors.js";
 import type { SpawnOptions } from "./spawn-options.js";
 import { engineRequest, explainCwd, spawnInput } from "./spawn-request.js";
+import { StreamInput } from "./stream-input.js";
 import type { SpawnResult } from "./subprocess.js";
 import {
   canRunSyncNatively,
@@ -26,8 +28,10 @@ import {
   type SyncEngine,
 } from "./sync-engines.js";
 
-/** `spawn`'s options without those only a running (asynchronous) child can use. */
-export type SpawnSyncOptions = Omit<SpawnOptions, "signal" | "ref" | "cleanup">;
+/** `spawn`'s options without those only a running (asynchronous) child can use; `input` is whole. */
+export type SpawnSyncOptions = Omit<SpawnOptions, "signal" | "ref" | "cleanup" | "input"> & {
+  input?: string | Uint8Array;
+};
 
 // cleanup: the call blocks this thread, so nothing could register the group in
 // time to matter; `parentDeathSignal` is the synchronous way (docs/spawn.md).
@@ -75,6 +79,19 @@ export function spawnSync(
   args: ReadonlyArray<string | Buffer> = [],
   options?: SpawnSyncOptions,
 ): SpawnResult {
+  try {
+    return runSync(file, args, options);
+  } finally {
+    // The child holds its own copies of any pipe ends now (or never will).
+    releasePipeEnds(options?.stdio);
+  }
+}
+
+function runSync(
+  file: string,
+  args: ReadonlyArray<string | Buffer>,
+  options: SpawnSyncOptions | undefined,
+): SpawnResult {
   for (const key of ASYNC_ONLY) {
     if (options != null && (options as Record<string, unknown>)[key] !== undefined) {
       throw new TypeError(
@@ -84,6 +101,11 @@ export function spawnSync(
   }
   const input = spawnInput("spawnSync", file, args, options);
   const o = input.options;
+  if (o.input instanceof StreamInput) {
+    throw new TypeError(
+      "spawnSync: options.input must be a string or Uint8Array (a stream needs spawn)",
+    );
+  }
   o.stdio.forEach((slot, index) => {
     if (slot === "pipe" && index > 2) {
       throw new TypeError(`spawnSync: options.stdio[${index}] cannot be "pipe" (only 0–2)`);

@@ -12,6 +12,7 @@ import { type NativeBinding, nativeBinding, nativeStatus } from "../native.js";
 import { planContainment } from "./contain-plan.js";
 import type { Engine, EngineRequest } from "./engine.js";
 import { fallbackEngine } from "./fallback-engine.js";
+import { releasePipeEnds } from "./kernel-pipe.js";
 import { canSpawnNatively, nativeEngine } from "./native-engine.js";
 import { outputLimit } from "./output-limit.js";
 import type { KnownKeys, NoOptions, ResultOf } from "./output-type.js";
@@ -81,6 +82,19 @@ export function spawn(
   file: string,
   args: ReadonlyArray<string | Buffer> = [],
   options?: SpawnOptions,
+): Subprocess {
+  try {
+    return startSubprocess(file, args, options);
+  } finally {
+    // The child holds its own copies of any pipe ends now (or never will).
+    releasePipeEnds(options?.stdio);
+  }
+}
+
+function startSubprocess(
+  file: string,
+  args: ReadonlyArray<string | Buffer>,
+  options: SpawnOptions | undefined,
 ): Subprocess {
   const input = spawnInput("spawn", file, args, options);
   const o = input.options;

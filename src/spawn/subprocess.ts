@@ -28,6 +28,7 @@ import { signalNumber } from "./signals.js";
 import { type FailureReason, SubprocessError } from "./spawn-errors.js";
 import type { NormalizedOptions } from "./spawn-options.js";
 import { explainCwd } from "./spawn-request.js";
+import { feedInput, StreamInput } from "./stream-input.js";
 
 /**
  * A run's outcome. spawn types stdout/stderr from its options (ResultOf in
@@ -102,11 +103,11 @@ async function* rejectedLines(result: Promise<unknown>): AsyncGenerator<string, 
   yield* [];
 }
 
-/** A readable stream with nothing left: what a fully consumed pipe looks like. */
-function endedStream(): Readable {
+/** A readable stream of `bytes` and then its end: a pipe the engine read to the end. */
+function replayStream(bytes: Buffer | null | undefined): Readable {
   const stream = new Readable({ read() {} });
+  if (bytes != null && bytes.length > 0) stream.push(bytes);
   stream.push(null);
-  stream.resume();
   return stream;
 }
 
@@ -122,6 +123,8 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
   readonly #start: number;
   /** Parent ends by slot; a slot the engine captures stays null until it is taken over. */
   readonly #streams: (Readable | Writable | null)[];
+  /** What `stdout`/`stderr`/`stdio` give for a captured slot: a view of its capture, made once. */
+  readonly #given: (Readable | undefined)[] = [];
   readonly #captures: (OutputCapture | undefined)[] = [];
   /** Captured slots still read by the engine (their bytes come with the exit). */
   #engineCaptured: readonly number[] = NONE;
@@ -190,11 +193,12 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
     this.#streams = child.streams.slice();
     this.#engineCaptured = child.captured;
 
-    const stdin = this.stdin;
-    if (stdin !== null) {
+    const stdin = this.#streams[0] as Writable | null | undefined;
+    if (stdin != null) {
       // A child that exits without reading its input must not crash the host (EPIPE).
       stdin.on("error", () => {});
-      if (policy.input !== undefined) stdin.end(policy.input);
+      if (policy.input instanceof StreamInput) this.#feed(policy.input, stdin);
+      else if (policy.input !== undefined) stdin.end(policy.input);
     }
     if (policy.buffer) {
       for (let index = 1; index <= 2; index++) {
@@ -215,25 +219,35 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
     if (!policy.ref) this.unref();
   }
 
-  /** The parent's end of the child's stdin ("pipe" slot only), else null. */
+  /**
+   * The parent's end of the child's stdin ("pipe" slot only), else null; also
+   * null when `input` was given (the run writes it).
+   */
   get stdin(): Writable | null {
+    if (this.#policy.input !== undefined) return null;
     return (this.#streams[0] as Writable | null | undefined) ?? null;
   }
 
-  /** The child's stdout ("pipe" slot only), else null. */
+  /**
+   * The child's stdout ("pipe" slot only), else null. With `buffer` (the
+   * default) it is a view of the capture: every byte from the child's first,
+   * whenever it is first read, while the result still gets them all (up to
+   * maxBuffer); the host holds what it captures either way, and the child
+   * is not held back. With `buffer: false` it is the pipe itself, the only
+   * reader: a slow reader holds the child back, and nothing is kept.
+   */
   get stdout(): Readable | null {
     return this.#streamAt(1) as Readable | null;
   }
 
-  /** The child's stderr ("pipe" slot only), else null. */
+  /** The child's stderr ("pipe" slot only), else null; as `stdout`. */
   get stderr(): Readable | null {
     return this.#streamAt(2) as Readable | null;
   }
 
-  /** Parent ends of every slot ("pipe" slots only; others null). */
+  /** Parent ends of every slot ("pipe" slots only; others null); stdout and stderr as above. */
   get stdio(): ReadonlyArray<Readable | Writable | null> {
-    for (const slot of this.#child?.captured ?? NONE) this.#streamAt(slot);
-    return this.#streams;
+    return this.#streams.map((_, slot) => (slot === 0 ? this.stdin : this.#streamAt(slot)));
   }
 
   /** The outcome as a promise (created on first access). */
@@ -279,12 +293,9 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
     const readable = this.#streamAt(slot) as Readable | null;
     if (readable === null) throw new TypeError(`lines: the child's ${stream} is not a pipe`);
     const encoding = this.#policy.encoding === "buffer" ? "utf8" : this.#policy.encoding;
-    // Read before the iteration: the capture so far, or all the engine read.
-    const readSoFar = () =>
-      (this.#captures[slot]?.value("buffer") as Buffer | undefined) ??
-      this.#engineOutput?.[slot] ??
-      undefined;
-    return streamLines(readable, readSoFar, encoding);
+    // A capture's own view has every byte; an uncaptured pipe is read from where it is.
+    const lines = this.#captures[slot]?.view() ?? readable;
+    return streamLines(lines, () => undefined, encoding);
   }
 
   /** `for await (const line of subprocess)`: the lines of stdout (see lines()). */
@@ -331,13 +342,28 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
     return this;
   }
 
+  /** The stream given out for an output slot (see `stdout`). */
   #streamAt(slot: number): Readable | Writable | null {
-    if (this.#streams[slot] == null && this.#child?.captured.includes(slot)) {
-      if (this.#engineCaptured.includes(slot)) this.#takeOver(slot);
-      // The engine read it to the end: an ended stream, as a drained socket would be.
-      else this.#streams[slot] = endedStream();
-    }
-    return this.#streams[slot] ?? null;
+    const given = this.#given[slot];
+    if (given !== undefined) return given;
+    if (this.#engineCaptured.includes(slot)) this.#takeOver(slot);
+    const capture = this.#captures[slot];
+    let stream: Readable | undefined;
+    if (capture !== undefined) stream = capture.view();
+    // The engine read it to the end: its bytes, as a stream (the result has them too).
+    else if (this.#child?.captured.includes(slot))
+      stream = replayStream(this.#engineOutput?.[slot]);
+    if (stream === undefined) return this.#streams[slot] ?? null;
+    this.#given[slot] = stream;
+    return stream;
+  }
+
+  /** Writes a stream `input`; a failing one ends the run with failure "input". */
+  #feed(input: StreamInput, stdin: Writable): void {
+    feedInput(input, stdin).catch((error: unknown) => {
+      this.#terminate("input", error);
+      stdin.destroy();
+    });
   }
 
   /** Captures one stream in JavaScript, after `initial` (bytes the engine read first). */
@@ -359,9 +385,9 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
 
   /**
    * A captured stream is being accessed: the engine stops reading it and the
-   * rest flows through a real stream, captured like on the fallback engine.
-   * Data the engine read before is in the result but not replayed (as with a
-   * stream that had already flowed into the capture).
+   * rest flows through a real stream, captured like on the fallback engine,
+   * after the bytes the engine read before (the given stream, a view of the
+   * capture, replays them).
    */
   #takeOver(slot: number): void {
     this.#engineCaptured = this.#engineCaptured.filter((s) => s !== slot);
@@ -371,8 +397,8 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
     if (taken !== null) {
       const stream = taken.stream;
       if (stream !== null && this.#unrefed) (stream as { unref?: () => void }).unref?.();
-      this.#streams[slot] = stream ?? endedStream();
-      this.#capture(slot, taken.stream, taken.bytes);
+      this.#streams[slot] = stream;
+      this.#capture(slot, stream, taken.bytes);
     }
     this.#done();
   }

@@ -13,6 +13,7 @@ import { measureArgv } from "../env/bounded-env.js";
 import type { SizedName } from "../errors.js";
 import type { Logger } from "../log.js";
 import { nativeBinding } from "../native.js";
+import { releasePipeEnds } from "../spawn/kernel-pipe.js";
 import { spawn } from "../spawn/spawn.js";
 import type { SpawnResult, Subprocess } from "../spawn/subprocess.js";
 import type { BashStepOptions } from "./bash-options.js";
@@ -92,6 +93,8 @@ export function runBashStep(
   try {
     started = startStep(host, command, options, log);
   } catch (error) {
+    // A pipe end given to a step that never reached spawn is closed all the same.
+    releasePipeEnds(given?.stdio);
     logStepEnd(log, "bash", undefined, startedAt, { ok: false, error });
     const tagged = tagStepError(error, identity);
     // One rule for every call (docs/spawn.md, "Errors"): a TypeError (a bad

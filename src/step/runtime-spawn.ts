@@ -23,6 +23,7 @@ import { assertLimitsOption, limitsWithChildStack, POINTER_BYTES, probeLimits } 
 import { type Logger, silentLogger } from "../log.js";
 import { shebangCost } from "../shebang.js";
 import { childStackSoft, normalizeExecControls } from "../spawn/exec-controls.js";
+import { releasePipeEnds } from "../spawn/kernel-pipe.js";
 import { resolveFile } from "../spawn/resolve-file.js";
 import { failedBeforeStart, spawn } from "../spawn/spawn.js";
 import type { Subprocess } from "../spawn/subprocess.js";
@@ -128,6 +129,8 @@ export function runtimeSpawn(
   try {
     child = startChild(host, file, args, options, log);
   } catch (error) {
+    // A pipe end given to a call that never reached spawn is closed all the same.
+    releasePipeEnds(given?.stdio);
     // As spawn: a TypeError (bad option or argument) is thrown; what the run
     // meets before it starts (no such file, a budget) rejects the Subprocess.
     if (error instanceof TypeError) {

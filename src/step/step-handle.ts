@@ -5,6 +5,7 @@
  * `handle.pid`, `handle.kill()`. Spilled values, timeouts and cleanup are
  * the step's, unchanged: the handle only observes it.
  */
+import type { Readable, Writable } from "node:stream";
 import type { Subprocess } from "../spawn/subprocess.js";
 import { LineHub, type LineStream } from "./line-hub.js";
 
@@ -90,6 +91,34 @@ export class StepHandle<R> implements Promise<R> {
       throw new TypeError(`lines: the step's ${stream} is not captured (see its stdio)`);
     }
     return hub.lines(stream);
+  }
+
+  /**
+   * The step's stdout as a readable stream (its `stdio[1]` is "pipe", the
+   * default), else null; null too when nothing started. It carries every
+   * byte from the step's first; read it in the same tick as you first touch
+   * it, as any flowing stream. The result's `stdout` still holds the whole
+   * output (up to maxBuffer) unless `buffer: false`, under which the stream
+   * is the only reader and a slow reader holds the step back. lines() may be
+   * used as well, at any time: it starts with what the capture already took.
+   */
+  get stdout(): Readable | null {
+    return this.#child?.stdout ?? null;
+  }
+
+  /** The step's stderr as a readable stream: as `stdout`, for `stdio[2]`. */
+  get stderr(): Readable | null {
+    return this.#child?.stderr ?? null;
+  }
+
+  /**
+   * The step's stdin as a writable stream when its `stdio[0]` is "pipe" and
+   * no `input` was given, else null. End it (`stdin.end()`) when done: the
+   * step reads until then. Writes after the step has exited are dropped
+   * (EPIPE is never an error of the host).
+   */
+  get stdin(): Writable | null {
+    return this.#child?.stdin ?? null;
   }
 
   /** `for await (const line of handle)`: stdout's lines. */

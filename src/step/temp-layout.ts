@@ -14,6 +14,7 @@
  * O_CREAT|O_EXCL|O_NOFOLLOW and unlinked before a byte is written.
  */
 import type { StdioSlot } from "../spawn/engine.js";
+import type { StdioOption } from "../spawn/spawn-options.js";
 
 /** The prefix of the short-lived name of the last-resort spill file. */
 export const UNLINKED_FILE_PREFIX = ".exactspawn-";
@@ -31,16 +32,16 @@ export interface SpillSlots {
  * (default: stdin "ignore", stdout and stderr "pipe"; a string repeated for
  * 0–2; an array padded to three with "ignore"). Spawn still validates it.
  */
-export function stdioSlots(stdio: StdioSlot | readonly StdioSlot[] | undefined): StdioSlot[] {
+export function stdioSlots(stdio: StdioSlot | readonly StdioOption[] | undefined): StdioOption[] {
   if (stdio === undefined) return ["ignore", "pipe", "pipe"];
   if (!Array.isArray(stdio)) return [stdio as StdioSlot, stdio as StdioSlot, stdio as StdioSlot];
-  const slots = [...(stdio as readonly StdioSlot[])];
+  const slots = [...(stdio as readonly StdioOption[])];
   while (slots.length < 3) slots.push("ignore");
   return slots;
 }
 
 /** The first descriptor after `stdio`'s slots. */
-export function firstSpillSlot(stdio: StdioSlot | readonly StdioSlot[] | undefined): number {
+export function firstSpillSlot(stdio: StdioSlot | readonly StdioOption[] | undefined): number {
   return stdioSlots(stdio).length;
 }
 
