@@ -19,6 +19,8 @@ const BEHAVIOUR = [
   "test/spawn/behaviour-native.test.ts",
   "test/spawn/behaviour-child-path.test.ts",
   "test/spawn/behaviour-fallback.test.ts",
+  "test/spawn/streams-native.test.ts",
+  "test/spawn/streams-fallback.test.ts",
 ];
 
 // Left out of the fallback project in `npm test` (all run there under
