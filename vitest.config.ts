@@ -55,6 +55,7 @@ const NOT_ENGINE_DEPENDENT = [
   "test/spawn/resolve-file.test.ts",
   "test/spawn/spawn-errors.test.ts",
   "test/spawn/spawn-options.test.ts",
+  "test/spawn/stream-options.test.ts",
   "test/step/preamble.test.ts",
   "test/step/spill-files.test.ts",
   "test/soak.test.ts",

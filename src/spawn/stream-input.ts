@@ -83,7 +83,7 @@ export async function feedInput(input: StreamInput, stdin: Writable): Promise<vo
     if (gone(stdin)) return;
     if (typeof chunk !== "string" && !(chunk instanceof Uint8Array)) {
       throw new InputChunkError(
-        `spawn: options.input yielded a ${chunk === null ? "null" : typeof chunk}, not a string, Buffer or Uint8Array`,
+        `spawn: options.input yielded a chunk of type ${chunk === null ? "null" : typeof chunk}, not a string, Buffer or Uint8Array`,
       );
     }
     if (chunk.length === 0) continue;
