@@ -503,7 +503,7 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
   #done(): void {
     if (--this.#pending > 0 || this.#outcome !== undefined) return;
     const exit = this.#exit!;
-    this.stdin?.destroy();
+    (this.#streams[0] as Writable | null | undefined)?.destroy();
     const policy = this.#policy;
     let stdout: string | Buffer | null;
     let stderr: string | Buffer | null;

@@ -6,9 +6,11 @@
  * and the buffer rule each removed once).
  */
 import type { Buffer } from "node:buffer";
+import { Readable } from "node:stream";
 import { expectTypeOf } from "vitest";
 import {
   createRuntime,
+  type KernelPipe,
   type SpawnOptions,
   type SpawnResult,
   type Subprocess,
@@ -46,6 +48,18 @@ expectTypeOf<Stdout<typeof short>>().toEqualTypeOf<string>();
 expectTypeOf<Stderr<typeof short>>().toEqualTypeOf<null>();
 const unbuffered = spawn("/bin/true", [], { buffer: false });
 expectTypeOf<Stdout<typeof unbuffered>>().toEqualTypeOf<null>();
+// A pipe between two children is not captured either; a stream input changes no output type.
+declare const pipe: KernelPipe;
+const piped = spawn("/bin/true", [], { stdio: ["ignore", pipe, "pipe"] });
+expectTypeOf<Stdout<typeof piped>>().toEqualTypeOf<null>();
+expectTypeOf<Stderr<typeof piped>>().toEqualTypeOf<string>();
+const fed = spawn("/bin/cat", [], { stdio: [pipe, "pipe", "pipe"], input: undefined });
+expectTypeOf<Stdout<typeof fed>>().toEqualTypeOf<string>();
+const streamed = spawn("/bin/cat", [], { input: Readable.from(["x"]), encoding: "buffer" });
+expectTypeOf<Stdout<typeof streamed>>().toEqualTypeOf<Buffer>();
+// spawnSync takes only a whole input.
+// @ts-expect-error a stream input needs spawn
+spawnSync("/bin/cat", [], { input: Readable.from(["x"]) });
 
 // Options whose types are not literal give the union of what they allow.
 declare const someOptions: SpawnOptions;

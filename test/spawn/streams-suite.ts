@@ -20,6 +20,7 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { afterAll, describe, expect, it } from "vitest";
 import {
+  cgroupSupport,
   createPipe,
   createRuntime,
   FallbackUnsupportedError,
@@ -316,6 +317,28 @@ export function streamsSuite(mode: "native" | "fallback"): void {
       expect((await stuck).failure).toBe("timeout");
       expect((await writer).signal).toBe("SIGPIPE");
     });
+
+    it.runIf(native && cgroupSupport().available)(
+      "keeps each step's containment: both contained, SIGPIPE and EOF as without",
+      async () => {
+        const pipe = createPipe();
+        const producer = runtime.bash("yes | cat", {
+          stdio: ["ignore", pipe, "pipe"],
+          contain: true,
+          reject: false,
+        });
+        const consumer = runtime.bash("head -n 2", {
+          stdio: [pipe, "pipe", "pipe"],
+          contain: true,
+        });
+        const [made, used] = await Promise.all([producer, consumer]);
+        expect(used.output).toBe("y\ny");
+        expect(used.contained).not.toBeNull();
+        expect(made.contained).not.toBeNull();
+        // cat died of SIGPIPE, and yes with it; bash reports its last command's death.
+        expect(made.exitCode === 141 || made.signal === "SIGPIPE").toBe(true);
+      },
+    );
 
     it("pipes stdout and stderr together into one pipe (2>&1 |)", async () => {
       const pipe = createPipe();
