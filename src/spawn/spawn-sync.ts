@@ -13,7 +13,7 @@ import { nativeBinding } from "../native.js";
 import { planContainment } from "./contain-plan.js";
 import { deadlinePlan, endingFailure } from "./deadline-plan.js";
 import type { EngineRequest } from "./engine.js";
-import { releasePipeEnds } from "./kernel-pipe.js";
+import { releasingPipeEnds } from "./kernel-pipe.js";
 import { outputLimit } from "./output-limit.js";
 import type { KnownKeys, NoOptions, ResultOf } from "./output-type.js";
 import { type FailureReason, SubprocessError } from "./spawn-errors.js";
@@ -79,12 +79,7 @@ export function spawnSync(
   args: ReadonlyArray<string | Buffer> = [],
   options?: SpawnSyncOptions,
 ): SpawnResult {
-  try {
-    return runSync(file, args, options);
-  } finally {
-    // The child holds its own copies of any pipe ends now (or never will).
-    releasePipeEnds(options?.stdio);
-  }
+  return releasingPipeEnds(options?.stdio, () => runSync(file, args, options));
 }
 
 function runSync(

@@ -12,7 +12,7 @@ import { type NativeBinding, nativeBinding, nativeStatus } from "../native.js";
 import { planContainment } from "./contain-plan.js";
 import type { Engine, EngineRequest } from "./engine.js";
 import { fallbackEngine } from "./fallback-engine.js";
-import { releasePipeEnds } from "./kernel-pipe.js";
+import { releasingPipeEnds } from "./kernel-pipe.js";
 import { canSpawnNatively, nativeEngine } from "./native-engine.js";
 import { outputLimit } from "./output-limit.js";
 import type { KnownKeys, NoOptions, ResultOf } from "./output-type.js";
@@ -83,12 +83,7 @@ export function spawn(
   args: ReadonlyArray<string | Buffer> = [],
   options?: SpawnOptions,
 ): Subprocess {
-  try {
-    return startSubprocess(file, args, options);
-  } finally {
-    // The child holds its own copies of any pipe ends now (or never will).
-    releasePipeEnds(options?.stdio);
-  }
+  return releasingPipeEnds(options?.stdio, () => startSubprocess(file, args, options));
 }
 
 function startSubprocess(

@@ -1,22 +1,12 @@
-import { afterAll, describe, expect, it } from "vitest";
-import { disableNative, type Logger, nativeStatus, setLogger } from "../../src/index.js";
+import { describe, expect, it } from "vitest";
+import { nativeStatus } from "../../src/index.js";
+import { useQuietFallback } from "../helpers/quiet-fallback.js";
 import { behaviourSuite } from "./behaviour-suite.js";
 
 // This file runs in its own worker process (forks pool), so turning the addon
 // off here does not affect the native suite.
-disableNative();
-
 const warnings: unknown[][] = [];
-const quiet = () => {};
-setLogger({
-  warn: (...args: unknown[]) => warnings.push(args),
-  error: quiet,
-  info: quiet,
-  debug: quiet,
-  trace: quiet,
-  fatal: quiet,
-} as unknown as Logger);
-afterAll(() => setLogger(undefined));
+useQuietFallback((...args) => warnings.push(args));
 
 describe("fallback engine", () => {
   it("is in use", () => {

@@ -6,29 +6,17 @@
  * with the fallback ignoring every control (all nine tests failed), then
  * restored.
  */
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
-  disableNative,
   FallbackUnsupportedError,
-  type Logger,
   nativeStatus,
   type SpawnOptions,
-  setLogger,
   spawn,
 } from "../../src/index.js";
+import { useQuietFallback } from "../helpers/quiet-fallback.js";
 
 // This file runs in its own worker process (forks pool).
-disableNative();
-const quiet = () => {};
-setLogger({
-  warn: quiet,
-  error: quiet,
-  info: quiet,
-  debug: quiet,
-  trace: quiet,
-  fatal: quiet,
-} as unknown as Logger);
-afterAll(() => setLogger(undefined));
+useQuietFallback();
 
 const isRoot = process.getuid?.() === 0;
 

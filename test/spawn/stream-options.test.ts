@@ -158,7 +158,9 @@ describe("feedInput", () => {
     await expect(feedInput(new StreamInput(failing()), new PassThrough())).rejects.toBe(broken);
     const wrong = feedInput(new StreamInput(["a", { secret: "v" }]), new PassThrough());
     await expect(wrong).rejects.toBeInstanceOf(InputChunkError);
-    await expect(wrong).rejects.toThrow("options.input yielded a chunk of type object, not a string");
+    await expect(wrong).rejects.toThrow(
+      "options.input yielded a chunk of type object, not a string",
+    );
   });
 });
 

@@ -1,20 +1,9 @@
-import { afterAll, describe, expect, it } from "vitest";
-import { disableNative, type Logger, nativeStatus, setLogger } from "../../src/index.js";
+import { describe, expect, it } from "vitest";
+import { nativeStatus } from "../../src/index.js";
+import { useQuietFallback } from "../helpers/quiet-fallback.js";
 import { streamsSuite } from "./streams-suite.js";
 
-// This file runs in its own worker process (forks pool), so turning the addon
-// off here does not affect the native suite.
-disableNative();
-const quiet = () => {};
-setLogger({
-  warn: quiet,
-  error: quiet,
-  info: quiet,
-  debug: quiet,
-  trace: quiet,
-  fatal: quiet,
-} as unknown as Logger);
-afterAll(() => setLogger(undefined));
+useQuietFallback();
 
 describe("fallback engine", () => {
   it("is in use", () => {
