@@ -11,13 +11,13 @@
  * pipeline, and an end can be given to one call only. `close()` closes what
  * the host still holds (a pipe one side of which is never started).
  *
- * The ends are pipe2(O_CLOEXEC) descriptors of the addon: where it cannot
- * load, `createPipe` throws (docs/fallback.md); the child_process fallback
- * itself passes the ends as it passes any parent fd.
+ * The ends are pipe2(O_CLOEXEC) descriptors of the addon; where it is not in
+ * use, a FIFO's, opened and unlinked at once (fifo-pipe.ts). Either engine
+ * passes them as it passes any parent fd.
  */
 import { closeSync } from "node:fs";
-import { nativeBinding, nativeStatus } from "../native.js";
-import { FallbackUnsupportedError } from "./fallback-engine.js";
+import { nativeBinding } from "../native.js";
+import { fifoPipe } from "./fifo-pipe.js";
 
 /** Which end a stdio slot takes: the read end for stdin, the write end for stdout/stderr. */
 type End = 0 | 1;
@@ -68,18 +68,14 @@ export class KernelPipe {
 
 /**
  * A new kernel pipe, both ends held by the host until they are given to
- * children (see the module comment). Throws FallbackUnsupportedError when the
- * addon is not loaded, and a system error (syscall "pipe2") when the kernel
- * refuses (EMFILE, ENFILE).
+ * children (see the module comment). Throws a system error when the kernel
+ * refuses (EMFILE, ENFILE); without the addon, FallbackUnsupportedError
+ * where mkfifo(1) cannot be run.
  */
 export function createPipe(): KernelPipe {
   const binding = nativeBinding();
   if (binding === null || typeof binding.pipe !== "function") {
-    throw new FallbackUnsupportedError(
-      `createPipe needs the native addon (pipe2), which is not in use: ${
-        nativeStatus().reason ?? "it has no pipe()"
-      }`,
-    );
+    return new KernelPipe(fifoPipe(), (fd) => closeSync(fd));
   }
   const closeFd = binding.closeFd;
   const close = closeFd === undefined ? (fd: number) => closeSync(fd) : (fd: number) => closeFd(fd);

@@ -7,8 +7,12 @@
  * carry (output-capture.ts).
  */
 import { Buffer } from "node:buffer";
+import { closeSync, fstatSync, readdirSync, readSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { PassThrough, Readable, Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
+import { FallbackUnsupportedError } from "../../src/spawn/fallback-engine.js";
+import { fifoPipe } from "../../src/spawn/fifo-pipe.js";
 import { KernelPipe, releasePipeEnds } from "../../src/spawn/kernel-pipe.js";
 import { OutputCapture } from "../../src/spawn/output-capture.js";
 import { normalizeOptions } from "../../src/spawn/spawn-options.js";
@@ -64,6 +68,39 @@ describe("a kernel pipe in stdio", () => {
     other.pipe.close();
     other.pipe.close();
     expect(other.closed).toEqual([40, 41]);
+  });
+});
+
+describe("the pipe the fallback makes (a FIFO)", () => {
+  const leftovers = () => readdirSync(tmpdir()).filter((n) => n.startsWith("exactspawn-pipe-"));
+
+  it("gives the two ends of one pipe, blocking, and leaves no name behind", () => {
+    const [read, write] = fifoPipe();
+    try {
+      expect(fstatSync(read).isFIFO()).toBe(true);
+      expect(fstatSync(write).ino).toBe(fstatSync(read).ino);
+      writeSync(write, "through");
+      closeSync(write);
+      const buffer = Buffer.alloc(16);
+      expect(buffer.subarray(0, readSync(read, buffer)).toString()).toBe("through");
+      // The writer is gone: EOF (0), not EAGAIN, so the end is blocking.
+      expect(readSync(read, buffer)).toBe(0);
+    } finally {
+      closeSync(read);
+    }
+    expect(leftovers()).toEqual([]);
+  });
+
+  it("is refused loud, naming mkfifo, when it is not on PATH", () => {
+    const path = process.env["PATH"];
+    process.env["PATH"] = "/nonexistent";
+    try {
+      expect(() => fifoPipe()).toThrow(FallbackUnsupportedError);
+      expect(() => fifoPipe()).toThrow(/needs mkfifo\(1\): it is not on PATH/);
+    } finally {
+      process.env["PATH"] = path;
+    }
+    expect(leftovers()).toEqual([]);
   });
 });
 
