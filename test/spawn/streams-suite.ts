@@ -349,6 +349,12 @@ export function streamsSuite(mode: "native" | "fallback"): void {
       const consumer = spawn("/bin/cat", [], { stdio: [pipe, "pipe", "pipe"] });
       expect((await consumer).stdout).toBe("from spawn\n");
       await producer;
+      // A synchronous producer into a consumer already running.
+      const second = createPipe();
+      const reader = spawn("/bin/cat", [], { stdio: [second, "pipe", "pipe"] });
+      spawnSync("/bin/echo", ["from spawnSync"], { stdio: ["ignore", second, "pipe"] });
+      expect(second.readHeld || second.writeHeld).toBe(false);
+      expect((await reader).stdout).toBe("from spawnSync\n");
     });
 
     it("gives each end to one call only, and closes it even when that call throws", async () => {
