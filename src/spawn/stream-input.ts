@@ -36,7 +36,8 @@ export class StreamInput {
  * string or bytes, else undefined. Pure.
  */
 export function streamInput(value: unknown): StreamInput | undefined {
-  if (value === null || typeof value !== "object" || value instanceof Uint8Array) return undefined;
+  // Bytes are whole input, and other typed arrays are not input at all (they iterate numbers).
+  if (value === null || typeof value !== "object" || ArrayBuffer.isView(value)) return undefined;
   const candidate = value as Partial<AsyncIterable<unknown> & Iterable<unknown>>;
   if (
     typeof candidate[Symbol.asyncIterator] === "function" ||

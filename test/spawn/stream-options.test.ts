@@ -124,11 +124,14 @@ describe("input as a stream", () => {
     expect(streamInput(new Uint8Array(2))).toBeUndefined();
   });
 
-  it.each([[{}], [5], [null], [{ read() {} }]])("refuses %j as input with a TypeError", (input) => {
-    expect(() => normalizeOptions({ input: input as never })).toThrow(
-      /options\.input must be a string, a Uint8Array, a stream or an \(async\) iterable/,
-    );
-  });
+  it.each([[{}], [5], [null], [{ read() {} }], [new Uint16Array(2)]])(
+    "refuses %j as input with a TypeError",
+    (input) => {
+      expect(() => normalizeOptions({ input: input as never })).toThrow(
+        /options\.input must be a string, a Uint8Array, a stream or an \(async\) iterable/,
+      );
+    },
+  );
 
   it("is one entry of the one option table: runtime.bash and runtime.spawn take it", () => {
     expect(BASH_STEP_OPTION_KEYS.has("input")).toBe(true);
