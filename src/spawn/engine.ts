@@ -16,7 +16,8 @@ export type StdioSlot = "pipe" | "ignore" | "inherit" | number;
  * What a reaped child cost, from the reap's wait4 rusage. maxRssKiB is the
  * peak RSS of the child or of a descendant it waited for, in KiB (1024
  * bytes, as Node's process.resourceUsage().maxRSS), or null when that peak
- * did not exceed the host's own (docs/spawn.md#what-a-child-cost).
+ * did not exceed the host's own (docs/spawn.md#what-a-child-cost); for a
+ * contained step with the memory controller, the whole tree's peak.
  */
 export interface ResourceUsage {
   readonly userCpuMicros: number;
@@ -46,12 +47,15 @@ export function resourceUsageOf(raw: {
     };
   }
   // A contained step: its cgroup counted every process of the tree, the
-  // leader included (it entered before its exec).
+  // leader included (it entered before its exec). Its peak is the tree's
+  // (memory.peak), where the memory controller gives one: unlike the leader's
+  // rusage it never starts from the host's high-water mark.
+  const peak = tree.memoryPeakBytes;
   return {
     userCpuMicros: Math.max(tree.userCpuMicros ?? 0, raw.userCpuMicros),
     systemCpuMicros: Math.max(tree.systemCpuMicros ?? 0, raw.systemCpuMicros),
-    maxRssKiB: raw.maxRssKiB ?? null,
-    memoryPeakBytes: tree.memoryPeakBytes,
+    maxRssKiB: peak == null ? (raw.maxRssKiB ?? null) : Math.ceil(peak / 1024),
+    memoryPeakBytes: peak,
   };
 }
 
