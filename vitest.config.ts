@@ -56,6 +56,7 @@ const NOT_ENGINE_DEPENDENT = [
   "test/spawn/spawn-errors.test.ts",
   "test/spawn/spawn-options.test.ts",
   "test/spawn/stream-options.test.ts",
+  "test/spawn/stream-input.property.test.ts",
   "test/step/preamble.test.ts",
   "test/step/spill-files.test.ts",
   "test/soak.test.ts",
