@@ -7,12 +7,13 @@
  * captured bytes (those over maxBuffer never).
  */
 import { Buffer } from "node:buffer";
-import { PassThrough, type Readable, Writable } from "node:stream";
+import { PassThrough, type Readable } from "node:stream";
 import { finished } from "node:stream/promises";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { OutputCapture } from "../../src/spawn/output-capture.js";
 import { feedInput, StreamInput } from "../../src/spawn/stream-input.js";
+import { fakeStdin } from "../helpers/fake-stdin.js";
 
 const chunk = fc.oneof(
   fc.string({ unit: "grapheme", maxLength: 20 }),
@@ -38,14 +39,7 @@ describe("feedInput (property)", () => {
         fc.array(chunk, { maxLength: 30 }),
         fc.integer({ min: 1, max: 64 }),
         async (chunks, room) => {
-          const got: Buffer[] = [];
-          const stdin = new Writable({
-            highWaterMark: room,
-            write(data: Buffer, _encoding, done) {
-              got.push(data);
-              setImmediate(done);
-            },
-          });
+          const { stdin, got } = fakeStdin(room);
           let pulled = 0;
           let mostAhead = 0;
           function* source() {

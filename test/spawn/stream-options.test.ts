@@ -9,7 +9,7 @@
 import { Buffer } from "node:buffer";
 import { closeSync, fstatSync, readdirSync, readSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { PassThrough, Readable, Writable } from "node:stream";
+import { PassThrough, Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { FallbackUnsupportedError } from "../../src/spawn/fallback-engine.js";
 import { fifoPipe } from "../../src/spawn/fifo-pipe.js";
@@ -24,6 +24,7 @@ import {
 } from "../../src/spawn/stream-input.js";
 import { BASH_STEP_OPTION_KEYS } from "../../src/step/bash-options.js";
 import { RUNTIME_SPAWN_OPTION_KEYS } from "../../src/step/runtime-spawn.js";
+import { fakeStdin } from "../helpers/fake-stdin.js";
 
 function fakePipe(): { pipe: KernelPipe; closed: number[] } {
   const closed: number[] = [];
@@ -138,20 +139,6 @@ describe("input as a stream", () => {
     expect(RUNTIME_SPAWN_OPTION_KEYS.has("input")).toBe(true);
   });
 });
-
-/** A stdin that takes `room` bytes before it wants a drain, and records what it got. */
-function fakeStdin(room: number): { stdin: Writable; got: Buffer[] } {
-  const got: Buffer[] = [];
-  const stdin = new Writable({
-    highWaterMark: room,
-    write(chunk: Buffer, _encoding, done) {
-      got.push(chunk);
-      // Drained on a later turn, as a pipe is.
-      setImmediate(done);
-    },
-  });
-  return { stdin, got };
-}
 
 describe("feedInput", () => {
   it("takes the next chunk only when stdin has room, and ends stdin at the end", async () => {
