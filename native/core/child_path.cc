@@ -355,9 +355,12 @@ int read_start_status(int fd, ChildPathFailure* failure) {
   do {
     n = read(fd, &status, sizeof status);
   } while (n < 0 && errno == EINTR);
-  if (n != static_cast<long>(sizeof status)) return 0;  // exec'ed (EOF, EAGAIN) or nothing to say
+  // Exec'ed (EOF, EAGAIN) or nothing to say.
+  if (n <= static_cast<long>(offsetof(StartStatus, path))) return 0;
   status.syscall[sizeof status.syscall - 1] = '\0';
   status.step[sizeof status.step - 1] = '\0';
+  status.path[sizeof status.path - 1] = '\0';
+  failure->path = status.path;
   name_step(failure, status.syscall[0] != '\0' ? status.syscall : "execve",
             status.step[0] != '\0' ? status.step : "exec");
   failure->in_child = true;
@@ -440,6 +443,7 @@ int start(const SpawnRequest& request, const ExecControls& controls, const PlanM
     reap_failed(child);
     name_step(failure, args.failure.syscall, args.failure.step);
     failure->in_child = true;
+    if (args.failure.path != nullptr) failure->path = args.failure.path;
     return args.failure.err;
   }
   // The helper has started (the vfork returned at its exec). Nobody waits

@@ -45,6 +45,7 @@
 #include <sys/types.h>
 
 #include <cstddef>
+#include <string>
 
 #include "sandbox.h"
 #include "spawn_process.h"
@@ -80,12 +81,14 @@ struct ExecControls {
 };
 
 // Where a start failed: the system call's name and the library step it
-// belongs to (NUL-terminated, see step_failure.h). `in_child` is false for
-// failures of the parent (mmap, pipe2, clone).
+// belongs to (NUL-terminated, see step_failure.h), and the file it failed on
+// when the step named one (empty: the step's usual path). `in_child` is false
+// for failures of the parent (mmap, pipe2, clone).
 struct ChildPathFailure {
   char syscall[28] = {};
   char step[20] = {};
   bool in_child = false;
+  std::string path;
 };
 
 // Whether the child runs its target steps in the exec helper (it changes its

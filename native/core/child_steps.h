@@ -47,12 +47,16 @@ namespace exactspawn {
 
 // What a child writes into its close-on-exec start-status pipe when a step
 // fails: one write(2) of less than PIPE_BUF bytes, so the reader gets all of
-// it or nothing. Nothing arrives when the exec succeeds.
+// it or nothing. Nothing arrives when the exec succeeds. The write ends after
+// the path's NUL (a longer path is cut at kStatusPathSize - 1 bytes).
+constexpr size_t kStatusPathSize = 4000;
 struct StartStatus {
   int32_t error;  // positive errno
   char syscall[sizeof(ChildPathFailure::syscall)];
   char step[sizeof(ChildPathFailure::step)];
+  char path[kStatusPathSize];  // the failure's path, "" when it named none
 };
+static_assert(sizeof(StartStatus) <= 4096, "a start status must fit one PIPE_BUF write");
 
 // Writes `failure` as a StartStatus into fd (one write).
 void report_start_status(int fd, const StepFailure& failure);

@@ -78,7 +78,8 @@ struct MountView {
 // every mount beneath "/" made read-only (mount_setattr AT_RECURSIVE); each
 // clone moved back onto its path (move_mount); the working directory entered
 // again by path (a failure there keeps the old one). Returns 0, or -errno with
-// *syscall naming the call that failed.
-int apply_mount_view(const MountView& view, const char** syscall);
+// *syscall naming the call that failed and *path the file it failed on (a
+// /proc file of the id maps, a writable path; nullptr for the others).
+int apply_mount_view(const MountView& view, const char** syscall, const char** path);
 
 }  // namespace exactspawn
