@@ -139,13 +139,10 @@ EXACTSPAWN_CHILD_CODE int join_keyring(const ExecControls& c, StepFailure* failu
 
 EXACTSPAWN_CHILD_CODE int confine(const ExecControls& c, StepFailure* failure) {
   if (c.sandbox == nullptr) return 0;
-  SandboxStep step = SandboxStep::kNone;
-  if (int err = apply_sandbox(*c.sandbox, &step); err != 0) {
-    return fail_with(failure, err,
-                     step == SandboxStep::kLandlock  ? "landlock_restrict_self"
-                     : step == SandboxStep::kSeccomp ? "seccomp"
-                                                     : "prctl",
-                     "sandbox");
+  const char* name = "prctl";
+  const char* path = nullptr;
+  if (int err = apply_sandbox(*c.sandbox, &name, &path); err != 0) {
+    return fail_with(failure, err, name, "sandbox", path);
   }
   return 0;
 }
