@@ -224,7 +224,9 @@ __attribute__((no_sanitize_address)) int apply_sandbox(const SandboxPlan& plan,
                                                        const char** path) {
   *path = nullptr;
   *syscall_name = "prctl";
-  if (syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -errno;
+  if (syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+    return -errno;
+  }
   if (plan.landlock != nullptr) {
     int ruleset = build_ruleset(*plan.landlock, syscall_name, path);
     if (ruleset < 0) return ruleset;

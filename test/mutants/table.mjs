@@ -257,6 +257,18 @@ export const MUTANTS = [
     tests: ["test/spawn/credential-child.test.ts"],
   },
   {
+    // needs_helper's sandbox clause: without it a sandboxed child that keeps
+    // the host's credentials confines itself in the vfork child, on the
+    // host's memory, instead of in the helper.
+    name: "sandboxed-child-through-helper",
+    control: "A credential-changing child never shares the host's memory",
+    file: "native/core/child_path.cc",
+    search: "controls.set_groups || controls.sandbox != nullptr;",
+    replace: "controls.set_groups;",
+    native: true,
+    tests: ["test/spawn/sandbox-helper.test.ts"],
+  },
+  {
     // The keyring is joined as the new user: joined before the uid change it
     // is root's, and a uid child keeps a keyring its own uid does not own.
     name: "keyring-after-credentials",
