@@ -234,19 +234,17 @@ void build(Program* p, FilterArch arch, bool network, bool exec_writable) {
         ++n;
         break;
       case Kind::kDenyIfBothBits:
-        f[n] = jump(BPF_JMP | BPF_JSET | BPF_K, call.a, n, n + 1, n + 3);
+      case Kind::kDenyUnlessBoth: {
+        // Two tests, arg then arg2: both bits set deny, both equal allow.
+        const bool bits = call.kind == Kind::kDenyIfBothBits;
+        const uint16_t test = BPF_JMP | (bits ? BPF_JSET : BPF_JEQ) | BPF_K;
+        f[n] = jump(test, call.a, n, n + 1, bits ? n + 3 : n + 4);
         ++n;
         f[n++] = stmt(BPF_LD | BPF_W | BPF_ABS, arg_offset(call.arg2));
-        f[n] = jump(BPF_JMP | BPF_JSET | BPF_K, call.b, n, n + 2, n + 1);
+        f[n] = jump(test, call.b, n, bits ? n + 2 : n + 1, bits ? n + 1 : n + 2);
         ++n;
         break;
-      case Kind::kDenyUnlessBoth:
-        f[n] = jump(BPF_JMP | BPF_JEQ | BPF_K, call.a, n, n + 1, n + 4);
-        ++n;
-        f[n++] = stmt(BPF_LD | BPF_W | BPF_ABS, arg_offset(call.arg2));
-        f[n] = jump(BPF_JMP | BPF_JEQ | BPF_K, call.b, n, n + 1, n + 2);
-        ++n;
-        break;
+      }
       case Kind::kDeny:
       case Kind::kNoSuchCall:
         break;

@@ -40,8 +40,8 @@ let probe = "";
 beforeAll(() => {
   dir = scratchDir("exactspawn-sched-");
   // A copy any user can run (the fixture directory lives in this run's TMPDIR).
-  probe = join(dir, "sched-probe");
-  copyFileSync(fixtureBinary("sched-probe"), probe);
+  probe = join(dir, "sandbox-probe");
+  copyFileSync(fixtureBinary("sandbox-probe"), probe);
 });
 afterAll(() => {
   if (dir !== "") removeDir(dir);
