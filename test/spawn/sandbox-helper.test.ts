@@ -19,12 +19,17 @@
  * `npm run test:mutants -- --only sandboxed-child-through-helper`.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { nativeStatus, sandboxSupport } from "../../src/index.js";
+import {
+  nativeStatus,
+  sandboxSupport,
+  spawn,
+  spawnSync as spawnSyncExact,
+} from "../../src/index.js";
 
 const dist = pathToFileURL(join(resolve(import.meta.dirname, "../.."), "dist/index.js")).href;
 const hasStrace = spawnSync("strace", ["-V"]).status === 0;
@@ -109,5 +114,35 @@ describe.runIf(hasStrace && enforced)(
         expect(line).toMatch(/landlock_create_ruleset\(NULL, 0,/);
       }
     });
+
+    it.runIf(process.getuid?.() === 0)(
+      "opens the rules' paths with the child's credentials: a path its uid cannot reach is named",
+      async () => {
+        // Red before: the root host opened the path for the rule and the
+        // nobody child ran.
+        const closed = join(dir, "closed");
+        mkdirSync(join(closed, "inner"), { recursive: true });
+        chmodSync(closed, 0o700);
+        const options = {
+          uid: 65_534,
+          gid: 65_534,
+          sandbox: { writable: [join(closed, "inner")] },
+        };
+        const expected = {
+          code: "EACCES",
+          syscall: "landlock_add_rule",
+          step: "sandbox",
+          path: join(closed, "inner"),
+        };
+        const failed = await spawn("/bin/true", [], options).then(
+          () => null,
+          (error: unknown) => error,
+        );
+        expect(failed).toMatchObject(expected);
+        expect(() => spawnSyncExact("/bin/true", [], options)).toThrow(
+          expect.objectContaining(expected),
+        );
+      },
+    );
   },
 );
