@@ -126,7 +126,7 @@ bool ReapErrorToJs(napi_env env, int negative_errno, napi_value* out) {
 // throws for it (system_error.h), with the path of the failing step.
 bool StartErrorToJs(napi_env env, Watch* w, napi_value* out) {
   const ChildPathFailure& failure = w->start_failure;
-  const std::string& path = StartFailurePath(failure.syscall, w->start_file, w->start_cwd);
+  const std::string& path = StartFailurePath(failure, w->start_file, w->start_cwd);
   return SystemErrorToJs(env, {w->start_error, failure.syscall, failure.step}, &path, out);
 }
 

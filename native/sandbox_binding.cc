@@ -50,10 +50,6 @@ bool Beneath(const std::string& path, const std::string& dir) {
 
 }  // namespace
 
-SandboxInput::~SandboxInput() {
-  if (ruleset_fd >= 0) close(ruleset_fd);
-}
-
 bool ReadSandbox(Napi::Env env, Napi::Object options, SandboxInput* input) {
   Napi::Value value = options.Get("sandbox");
   if (value.IsUndefined()) return false;
@@ -76,16 +72,22 @@ bool ReadSandbox(Napi::Env env, Napi::Object options, SandboxInput* input) {
 
 void PrepareSandbox(Napi::Env env, SandboxInput* input) {
   if (input->landlock) {
-    std::string failed_path;
-    int abi = probe_sandbox().landlock_abi;
-    int fd = build_ruleset(input->spec, abi, &failed_path);
-    if (fd < 0) {
-      if (failed_path.empty()) throw SystemError(env, {fd, "landlock_create_ruleset", "sandbox"});
-      throw SystemError(env, {fd, "landlock_add_rule", "sandbox"}, &failed_path);
-    }
-    input->ruleset_fd = fd;
+    const SandboxSpec& spec = input->spec;
+    for (const std::string& path : spec.read) input->read_paths.push_back(path.c_str());
+    for (const std::string& path : spec.write) input->write_paths.push_back(path.c_str());
+    for (const std::string& path : spec.exec) input->exec_paths.push_back(path.c_str());
+    LandlockRules& rules = input->rules;
+    rules.read_all = spec.read_all;
+    rules.read = input->read_paths.data();
+    rules.read_count = input->read_paths.size();
+    rules.write = input->write_paths.data();
+    rules.write_count = input->write_paths.size();
+    rules.exec = input->exec_paths.data();
+    rules.exec_count = input->exec_paths.size();
+    rules.exec_writable = spec.exec_writable;
+    rules.network = spec.network;
+    input->plan.landlock = &rules;
   }
-  input->plan.ruleset_fd = input->ruleset_fd;
   FilterArch arch;
   if (input->seccomp && !native_filter_arch(&arch)) {
     throw SystemError(env, {-ENOSYS, "seccomp", "sandbox"});
@@ -108,8 +110,7 @@ void PrepareSandbox(Napi::Env env, SandboxInput* input) {
       }
       if (!covered) input->view_paths.push_back(write[i].c_str());
     }
-    input->view_fds.assign(2 * input->view_paths.size(), -1);
-    input->view = {input->view_paths.data(), input->view_paths.size(), input->view_fds.data()};
+    input->view = {input->view_paths.data(), input->view_paths.size(), nullptr};
     if (input->user_namespace) {
       input->uid_map = std::to_string(geteuid()) + " " + std::to_string(geteuid()) + " 1\n";
       input->gid_map = std::to_string(getegid()) + " " + std::to_string(getegid()) + " 1\n";

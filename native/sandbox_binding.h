@@ -3,9 +3,10 @@
 //     execWritable: boolean, network: boolean, landlock: boolean, seccomp: boolean,
 //     dropCapabilities: boolean, readOnlyView: boolean, userNamespace: boolean }
 // (absolute paths; `landlock`/`seccomp`/`readOnlyView` say which parts to apply, as decided
-// by the TypeScript policy against sandboxSupport()), builds the Landlock
-// ruleset in the parent when asked, and exports sandboxSupport() and
-// sandboxFilter() (the seccomp program as [code, jt, jf, k] rows, for tests).
+// by the TypeScript policy against sandboxSupport()) into the plan the exec
+// helper applies (it builds the Landlock ruleset from the paths itself), and
+// exports sandboxSupport() and sandboxFilter() (the seccomp program as
+// [code, jt, jf, k] rows, for tests).
 #pragma once
 
 #include <napi.h>
@@ -17,22 +18,31 @@
 
 namespace exactspawn {
 
+// What the host asked for; paths are absolute.
+struct SandboxSpec {
+  bool read_all = true;
+  std::vector<std::string> read;
+  std::vector<std::string> write;
+  std::vector<std::string> exec;
+  bool exec_writable = false;
+  bool network = false;
+};
+
 struct SandboxInput {
   SandboxSpec spec;
   bool landlock = false;
   bool seccomp = false;
-  int ruleset_fd = -1;  // owned; closed by the destructor
+  std::vector<const char*> read_paths, write_paths, exec_paths;  // into spec
+  LandlockRules rules;
   bool read_only_view = false;
   bool user_namespace = false;
   std::string uid_map;
   std::string gid_map;
   std::string cwd;
   std::vector<const char*> view_paths;  // into spec.write
-  std::vector<int> view_fds;            // the child's scratch (mount_view.h)
   MountView view;
   SandboxPlan plan;
   SandboxInput() = default;
-  ~SandboxInput();
   SandboxInput(const SandboxInput&) = delete;
   SandboxInput& operator=(const SandboxInput&) = delete;
 };
@@ -40,8 +50,8 @@ struct SandboxInput {
 // false when options.sandbox is undefined. Throws TypeError on a bad field.
 bool ReadSandbox(Napi::Env env, Napi::Object options, SandboxInput* input);
 
-// Builds what the child applies (input->plan); throws a system error
-// (syscall "landlock_create_ruleset" / "landlock_add_rule", path) on failure.
+// Builds what the exec helper applies (input->plan, pointing into input);
+// throws a system error (ENOSYS, "seccomp") where no filter exists.
 void PrepareSandbox(Napi::Env env, SandboxInput* input);
 
 // sandboxSupport() → { landlockAbi: number, seccompFilter: boolean,

@@ -183,16 +183,16 @@ StartedChild::~StartedChild() { end_step_cgroup(&cgroup, 1000, nullptr); }
 namespace {
 
 // The path a failure names: the helper's for a failure of step "helper".
-const std::string* FailurePath(const StepFailure& failure, const SpawnArgs& args,
+const std::string* FailurePath(const ChildPathFailure& failure, const SpawnArgs& args,
                                std::string* helper) {
-  if (failure.step != nullptr && std::strcmp(failure.step, "helper") == 0) {
+  if (std::strcmp(failure.step, "helper") == 0) {
     const char* path = nullptr;
     StepFailure ignored;
     helper_run(&path, &ignored);
     *helper = path;
     return helper;
   }
-  return &StartFailurePath(failure.syscall, args.file, args.cwd);
+  return &StartFailurePath(failure, args.file, args.cwd);
 }
 
 }  // namespace
@@ -240,16 +240,17 @@ void StartChild(Napi::Env env, SpawnArgs& args, StartedChild* child) {
   if (child->cgroup.procs_fd >= 0) close_fd(child->cgroup.procs_fd);
   child->cgroup.procs_fd = -1;
   if (err < 0) {
-    StepFailure named = args.child_path ? StepFailure{err, failure.syscall, failure.step}
-                                        : StepFailure{err, "posix_spawn", "spawn"};
+    if (!args.child_path) throw SystemError(env, {err, "posix_spawn", "spawn"}, &args.file);
     std::string helper;
-    throw SystemError(env, named, FailurePath(named, args, &helper));
+    throw SystemError(env, {err, failure.syscall, failure.step},
+                      FailurePath(failure, args, &helper));
   }
 }
 
-const std::string& StartFailurePath(const char* syscall, const std::string& file,
+const std::string& StartFailurePath(const ChildPathFailure& failure, const std::string& file,
                                     const std::string& cwd) {
-  return std::strcmp(syscall, "chdir") == 0 ? cwd : file;
+  if (!failure.path.empty()) return failure.path;
+  return std::strcmp(failure.syscall, "chdir") == 0 ? cwd : file;
 }
 
 void ThrowIfStartFailed(Napi::Env env, const SpawnArgs& args, StartedChild* child) {
@@ -260,9 +261,9 @@ void ThrowIfStartFailed(Napi::Env env, const SpawnArgs& args, StartedChild* chil
   close_fd(fd);
   fd = -1;
   if (err < 0) {
-    StepFailure named = {err, failure.syscall, failure.step};
     std::string helper;
-    throw SystemError(env, named, FailurePath(named, args, &helper));
+    throw SystemError(env, {err, failure.syscall, failure.step},
+                      FailurePath(failure, args, &helper));
   }
 }
 

@@ -100,8 +100,9 @@ struct StartedChild {
   StartedChild& operator=(const StartedChild&) = delete;
 };
 
-// The path a failed start names: the cwd for "chdir", else the file.
-const std::string& StartFailurePath(const char* syscall, const std::string& file,
+// The path a failed start names: the one its step named (a sandbox path, a
+// /proc file), else the cwd for "chdir", else the file.
+const std::string& StartFailurePath(const ChildPathFailure& failure, const std::string& file,
                                     const std::string& cwd);
 
 // For a reaped child: throws the failure its start-status pipe reports, if any.

@@ -77,13 +77,13 @@ EXACTSPAWN_CHILD_CODE void decimal(int n, char* buf) {
   buf[count] = '\0';
 }
 
-// Execs the helper: argv "exactspawn-helper PLAN_FD STATUS_FD RULESET_FD",
-// an empty environment (the target's comes in the plan, so the helper's libc
-// never reads it). Returns only on failure.
+// Execs the helper: argv "exactspawn-helper PLAN_FD STATUS_FD", an empty
+// environment (the target's comes in the plan, so the helper's libc never
+// reads it). Returns only on failure.
 EXACTSPAWN_CHILD_CODE int exec_helper(const int* keep, StepFailure* failure) {
-  // The plan, the status pipe and the ruleset cross this exec (the helper
-  // marks them close-on-exec again); the helper's own descriptor does not.
-  for (int i = 1; i < 4; ++i) {
+  // The plan and the status pipe cross this exec (the helper marks the pipe
+  // close-on-exec again); the helper's own descriptor does not.
+  for (int i = 1; i < 3; ++i) {
     if (keep[i] >= 0 && syscall(SYS_fcntl, keep[i], F_SETFD, 0) != 0) {
       const int error = errno != 0 ? errno : EIO;
       *failure = {-error, "fcntl", "helper"};
@@ -92,12 +92,10 @@ EXACTSPAWN_CHILD_CODE int exec_helper(const int* keep, StepFailure* failure) {
   }
   char plan[12];
   char status[12];
-  char ruleset[12];
   decimal(keep[1], plan);
   decimal(keep[2], status);
-  decimal(keep[3], ruleset);
   char name[] = "exactspawn-helper";
-  char* argv[] = {name, plan, status, ruleset, nullptr};
+  char* argv[] = {name, plan, status, nullptr};
   char* envp[] = {nullptr};
   syscall(SYS_execveat, keep[0], "", argv, envp, kAtEmptyPath);
   const int error = errno != 0 ? errno : EIO;
@@ -109,11 +107,9 @@ EXACTSPAWN_CHILD_CODE int child_main(void* raw) {
   ChildArgs* args = static_cast<ChildArgs*>(raw);
   const SpawnRequest& r = *args->request;
   StepFailure* failure = &args->failure;
-  // Descriptors the later steps need past the stdio set-up, each moved above
-  // the plan's range: the helper, its plan, the status pipe, the ruleset.
-  const SandboxPlan* sandbox = args->controls->sandbox;
-  int keep[4] = {args->helper.exe_fd, args->helper.plan_fd, args->helper.status_fd,
-                 sandbox != nullptr ? sandbox->ruleset_fd : -1};
+  // Descriptors the helper needs past the stdio set-up, each moved above the
+  // plan's range: the helper, its plan, the status pipe (-1 without one).
+  int keep[3] = {args->helper.exe_fd, args->helper.plan_fd, args->helper.status_fd};
   int err = reset_signals(failure);
   if (err == 0) err = enter_session(r, failure);
   // A contained step's cgroup (cgroup.h), entered right after the session and
@@ -123,21 +119,12 @@ EXACTSPAWN_CHILD_CODE int child_main(void* raw) {
   }
   if (err == 0) {
     err =
-        run_stdio(args->stdio_steps, args->stdio_step_count, args->stdio_ceiling, keep, 4, failure);
+        run_stdio(args->stdio_steps, args->stdio_step_count, args->stdio_ceiling, keep, 3, failure);
   }
   if (err == 0 && keep[0] >= 0) err = exec_helper(keep, failure);
-  if (err == 0) {
-    // The ruleset may have moved: the steps read a copy naming it.
-    SandboxPlan moved_sandbox;
-    ExecControls controls = *args->controls;
-    if (sandbox != nullptr) {
-      moved_sandbox = *sandbox;
-      moved_sandbox.ruleset_fd = keep[3];
-      controls.sandbox = &moved_sandbox;
-    }
-    err = run_target_steps(r, controls, args->parent, failure);
-    if (err == 0) err = exec_target(r, failure);
-  }
+  // No helper: no sandbox and no credential change (needs_helper()).
+  if (err == 0) err = run_target_steps(r, *args->controls, args->parent, failure);
+  if (err == 0) err = exec_target(r, failure);
   syscall(SYS_exit, 127);
   return 127;
 }
@@ -324,9 +311,7 @@ int helper_fd(StepFailure* failure) {
 }  // namespace
 
 bool needs_helper(const ExecControls& controls) {
-  return controls.set_uid || controls.set_gid || controls.set_groups ||
-         (controls.sandbox != nullptr && controls.sandbox->mount_view != nullptr &&
-          controls.sandbox->mount_view->user_namespace);
+  return controls.set_uid || controls.set_gid || controls.set_groups || controls.sandbox != nullptr;
 }
 
 int set_helper_path(const char* path, StepFailure* failure) {
@@ -355,9 +340,12 @@ int read_start_status(int fd, ChildPathFailure* failure) {
   do {
     n = read(fd, &status, sizeof status);
   } while (n < 0 && errno == EINTR);
-  if (n != static_cast<long>(sizeof status)) return 0;  // exec'ed (EOF, EAGAIN) or nothing to say
+  // Exec'ed (EOF, EAGAIN) or nothing to say.
+  if (n <= static_cast<long>(offsetof(StartStatus, path))) return 0;
   status.syscall[sizeof status.syscall - 1] = '\0';
   status.step[sizeof status.step - 1] = '\0';
+  status.path[sizeof status.path - 1] = '\0';
+  failure->path = status.path;
   name_step(failure, status.syscall[0] != '\0' ? status.syscall : "execve",
             status.step[0] != '\0' ? status.step : "exec");
   failure->in_child = true;
@@ -440,6 +428,7 @@ int start(const SpawnRequest& request, const ExecControls& controls, const PlanM
     reap_failed(child);
     name_step(failure, args.failure.syscall, args.failure.step);
     failure->in_child = true;
+    if (args.failure.path != nullptr) failure->path = args.failure.path;
     return args.failure.err;
   }
   // The helper has started (the vfork returned at its exec). Nobody waits

@@ -15,10 +15,10 @@
 // The child runs the steps of child_steps.h. Its entry steps (signal
 // dispositions, setsid/setpgid, stdio) always run in it, so the session or
 // group exists when the spawn returns. Then:
-// - a child that keeps the host's credentials and needs no user namespace
-//   runs the target steps itself and execs the target;
-// - a child that changes them (uid, gid or groups), or enters a user
-//   namespace for its mount view, execs the exec helper instead
+// - a child that keeps the host's credentials and is not sandboxed runs the
+//   target steps itself and execs the target;
+// - a child that changes them (uid, gid or groups), or is sandboxed, execs
+//   the exec helper instead
 //   (native/helper/main.cc, a small static program shipped beside the addon;
 //   execveat(2) on a descriptor opened once, AT_EMPTY_PATH), handing it a
 //   plan (helper_plan.h) in a sealed memfd and the write end of a
@@ -45,6 +45,7 @@
 #include <sys/types.h>
 
 #include <cstddef>
+#include <string>
 
 #include "sandbox.h"
 #include "spawn_process.h"
@@ -74,22 +75,25 @@ struct ExecControls {
   bool no_new_privs = false;
   int parent_death_signal = 0;  // 0: none
   // The mount view, bounding set, no_new_privs, Landlock, the seccomp filter
-  // and the capability drop (sandbox.h; their order: child_steps.h). The
-  // ruleset fd is kept open through the stdio set-up (close-on-exec).
+  // and the capability drop (sandbox.h; their order: child_steps.h), all in
+  // the exec helper.
   const SandboxPlan* sandbox = nullptr;
 };
 
 // Where a start failed: the system call's name and the library step it
-// belongs to (NUL-terminated, see step_failure.h). `in_child` is false for
-// failures of the parent (mmap, pipe2, clone).
+// belongs to (NUL-terminated, see step_failure.h), and the file it failed on
+// when the step named one (empty: the step's usual path). `in_child` is false
+// for failures of the parent (mmap, pipe2, clone).
 struct ChildPathFailure {
   char syscall[28] = {};
   char step[20] = {};
   bool in_child = false;
+  std::string path;
 };
 
 // Whether the child runs its target steps in the exec helper (it changes its
-// credentials, or enters a user namespace for its mount view: mount_view.h).
+// credentials, or is sandboxed: the vfork child keeps only signals,
+// session/group, stdio and one execve).
 bool needs_helper(const ExecControls& controls);
 
 // Where the exec helper is. At its first use (a spawn that needs it, or

@@ -45,14 +45,17 @@ EXACTSPAWN_CHILD_CODE int fail(StepFailure* failure, const char* syscall, const 
 }
 
 EXACTSPAWN_CHILD_CODE int fail_with(StepFailure* failure, int err, const char* syscall,
-                                    const char* step) {
-  *failure = {err < 0 ? err : -EIO, syscall, step};
+                                    const char* step, const char* path = nullptr) {
+  *failure = {err < 0 ? err : -EIO, syscall, step, path};
   return failure->err;
 }
 
-EXACTSPAWN_CHILD_CODE void copy_name(char* to, size_t size, const char* name) {
-  if (name == nullptr) return;
-  for (size_t i = 0; i + 1 < size && name[i] != '\0'; ++i) to[i] = name[i];
+// Copies name into to (size bytes, NUL-terminated); returns its length.
+EXACTSPAWN_CHILD_CODE size_t copy_name(char* to, size_t size, const char* name) {
+  size_t i = 0;
+  if (name == nullptr) return 0;
+  for (; i + 1 < size && name[i] != '\0'; ++i) to[i] = name[i];
+  return i;
 }
 
 // Closes every fd >= from except those in keep[] (at most a handful).
@@ -91,8 +94,9 @@ EXACTSPAWN_CHILD_CODE int set_limits(const ExecControls& c, StepFailure* failure
 EXACTSPAWN_CHILD_CODE int enter_mount_view(const ExecControls& c, StepFailure* failure) {
   if (c.sandbox == nullptr || c.sandbox->mount_view == nullptr) return 0;
   const char* name = "unshare";
-  if (int err = apply_mount_view(*c.sandbox->mount_view, &name); err != 0) {
-    return fail_with(failure, err, name, "sandbox");
+  const char* path = nullptr;
+  if (int err = apply_mount_view(*c.sandbox->mount_view, &name, &path); err != 0) {
+    return fail_with(failure, err, name, "sandbox", path);
   }
   return 0;
 }
@@ -135,13 +139,10 @@ EXACTSPAWN_CHILD_CODE int join_keyring(const ExecControls& c, StepFailure* failu
 
 EXACTSPAWN_CHILD_CODE int confine(const ExecControls& c, StepFailure* failure) {
   if (c.sandbox == nullptr) return 0;
-  SandboxStep step = SandboxStep::kNone;
-  if (int err = apply_sandbox(*c.sandbox, &step); err != 0) {
-    return fail_with(failure, err,
-                     step == SandboxStep::kLandlock  ? "landlock_restrict_self"
-                     : step == SandboxStep::kSeccomp ? "seccomp"
-                                                     : "prctl",
-                     "sandbox");
+  const char* name = "prctl";
+  const char* path = nullptr;
+  if (int err = apply_sandbox(*c.sandbox, &name, &path); err != 0) {
+    return fail_with(failure, err, name, "sandbox", path);
   }
   return 0;
 }
@@ -187,7 +188,8 @@ void report_start_status(int fd, const StepFailure& failure) {
   status.error = failure.err < 0 ? -failure.err : EIO;
   copy_name(status.syscall, sizeof status.syscall, failure.syscall);
   copy_name(status.step, sizeof status.step, failure.step);
-  syscall(SYS_write, fd, &status, sizeof status);
+  const size_t length = copy_name(status.path, sizeof status.path, failure.path);
+  syscall(SYS_write, fd, &status, offsetof(StartStatus, path) + length + 1);
 }
 
 EXACTSPAWN_CHILD_CODE int reset_signals(StepFailure* failure) {

@@ -3,10 +3,10 @@
 // allocator, no lock) that returns 0 or fills a StepFailure (step_failure.h).
 // Written once, run by two callers:
 // - the addon's vfork child (child_path.cc), on the host's memory, for a child
-//   that keeps the host's credentials: every step;
+//   that keeps the host's credentials and is not sandboxed: every step;
 // - the exec helper (native/helper/main.cc), in its own memory, for a child
-//   that changes credentials or enters a user namespace: the vfork child runs
-//   the entry steps and execs the helper, the helper runs the target steps.
+//   that changes credentials or is sandboxed: the vfork child runs the entry
+//   steps and execs the helper, the helper runs the target steps.
 //
 // Entry steps (always in the vfork child, so they are done when spawn()
 // returns): every signal disposition to SIG_DFL, setsid(2) or setpgid(2),
@@ -21,7 +21,9 @@
 //   credentials     (setgroups, setresgid, setresuid: groups first)
 //   keyring         (a new session keyring, joined as the new user, so it is
 //                    theirs, and before the filter, which refuses keyctl)
-//   sandbox         (no_new_privs, Landlock, the seccomp filter; sandbox.h)
+//   sandbox         (no_new_privs, the Landlock ruleset built from the plan's
+//                    paths as the new user and applied, the seccomp filter;
+//                    sandbox.h)
 //   capabilities    (effective, permitted, inheritable and ambient emptied)
 //   parent death    (after the uid change, which clears it)
 //   no_new_privs, umask, cwd (entered as the new user), an empty signal mask.
@@ -47,12 +49,16 @@ namespace exactspawn {
 
 // What a child writes into its close-on-exec start-status pipe when a step
 // fails: one write(2) of less than PIPE_BUF bytes, so the reader gets all of
-// it or nothing. Nothing arrives when the exec succeeds.
+// it or nothing. Nothing arrives when the exec succeeds. The write ends after
+// the path's NUL (a longer path is cut at kStatusPathSize - 1 bytes).
+constexpr size_t kStatusPathSize = 4000;
 struct StartStatus {
   int32_t error;  // positive errno
   char syscall[sizeof(ChildPathFailure::syscall)];
   char step[sizeof(ChildPathFailure::step)];
+  char path[kStatusPathSize];  // the failure's path, "" when it named none
 };
+static_assert(sizeof(StartStatus) <= 4096, "a start status must fit one PIPE_BUF write");
 
 // Writes `failure` as a StartStatus into fd (one write).
 void report_start_status(int fd, const StepFailure& failure);

@@ -25,10 +25,14 @@ class Writer {
     return static_cast<uint32_t>(at);
   }
   uint32_t string(const char* s) { return s == nullptr ? 0 : bytes(s, std::strlen(s) + 1); }
-  // count strings back to back; returns the offset of the first.
+  // A NULL-terminated list's strings back to back; returns the offset of the first.
   uint32_t strings(const char* const* list, uint32_t* count) {
     size_t n = 0;
     while (list[n] != nullptr) ++n;
+    return strings(list, n, count);
+  }
+  // n strings back to back; returns the offset of the first.
+  uint32_t strings(const char* const* list, size_t n, uint32_t* count) {
     if (n > UINT32_MAX) overflow_ = true;
     *count = static_cast<uint32_t>(n);
     out_->resize((out_->size() + 7) & ~size_t{7}, 0);
@@ -122,16 +126,19 @@ int encode_plan(const SpawnRequest& request, const ExecControls& controls, pid_t
     if (const MountView* v = s->mount_view; v != nullptr) {
       h.view = 1;
       h.view_user_namespace = v->user_namespace;
-      if (v->writable_count > UINT32_MAX) return -EINVAL;
-      h.writable_count = static_cast<uint32_t>(v->writable_count);
-      h.writable = w.bytes("", 0);
-      for (size_t i = 0; i < v->writable_count; ++i) {
-        out->insert(out->end(), v->writable[i], v->writable[i] + std::strlen(v->writable[i]) + 1);
-      }
-      if (v->writable_count == 0) out->push_back('\0');
+      h.writable = w.strings(v->writable, v->writable_count, &h.writable_count);
       h.uid_map = w.string(v->uid_map);
       h.gid_map = w.string(v->gid_map);
       h.view_cwd = w.string(v->cwd);
+    }
+    if (const LandlockRules* l = s->landlock; l != nullptr) {
+      h.landlock = 1;
+      h.read_all = l->read_all;
+      h.exec_writable = l->exec_writable;
+      h.network = l->network;
+      h.read = w.strings(l->read, l->read_count, &h.read_count);
+      h.write = w.strings(l->write, l->write_count, &h.write_count);
+      h.exec = w.strings(l->exec, l->exec_count, &h.exec_count);
     }
   }
   w.bytes("", 0);  // pads the size to 8
@@ -208,6 +215,20 @@ int decode_plan(char* bytes, size_t size, DecodedPlan* plan) {
     v.cwd = h.view_cwd == 0 ? nullptr : string_at(bytes, size, h.view_cwd);
     if (v.user_namespace && (v.uid_map == nullptr || v.gid_map == nullptr)) return -EINVAL;
     s.mount_view = &v;
+  }
+  if (h.landlock != 0) {
+    LandlockRules& l = plan->landlock;
+    l.read_all = h.read_all != 0;
+    l.exec_writable = h.exec_writable != 0;
+    l.network = h.network != 0;
+    l.read = strings_at(bytes, size, h.read, h.read_count);
+    l.read_count = h.read_count;
+    l.write = strings_at(bytes, size, h.write, h.write_count);
+    l.write_count = h.write_count;
+    l.exec = strings_at(bytes, size, h.exec, h.exec_count);
+    l.exec_count = h.exec_count;
+    if (l.read == nullptr || l.write == nullptr || l.exec == nullptr) return -EINVAL;
+    s.landlock = &l;
   }
   c.sandbox = &s;
   return 0;

@@ -5,8 +5,8 @@
 // target's file, argv, envp and cwd; the exec controls (rlimits, nice, umask,
 // groups/gid/uid, parent-death signal and the host's pid, no_new_privs); the
 // sandbox pieces (the seccomp program, the capability drop, the mount view's
-// paths, id maps and working directory). The Landlock ruleset travels as an
-// inherited descriptor (built by the host, as for every sandboxed child).
+// paths, id maps and working directory, and the Landlock rules' paths, from
+// which the helper builds the ruleset itself).
 //
 // Versioned: `version` names the layout, `flags` holds optional parts a later
 // helper may understand (an unknown flag bit is refused, so a host never
@@ -31,7 +31,7 @@
 namespace exactspawn {
 
 constexpr uint32_t kPlanMagic = 0x58485350;  // "PSHX"
-constexpr uint32_t kPlanVersion = 1;
+constexpr uint32_t kPlanVersion = 2;
 constexpr uint32_t kPlanKnownFlags = 0;
 
 enum class PlanMode : uint32_t {
@@ -67,10 +67,13 @@ struct PlanHeader {
   uint32_t view, view_user_namespace;
   uint32_t writable, writable_count;  // strings back to back
   uint32_t uid_map, gid_map, view_cwd;
+  // The Landlock rules (landlock == 0: none); path lists back to back.
+  uint32_t landlock, read_all, exec_writable, network;
+  uint32_t read, read_count, write, write_count, exec, exec_count;
 };
 
-// The plan for `request` and `controls` (its sandbox's ruleset_fd is not
-// carried). Returns 0 or -EINVAL (a count too large for the layout).
+// The plan for `request` and `controls`. Returns 0 or -EINVAL (a count too
+// large for the layout).
 int encode_plan(const SpawnRequest& request, const ExecControls& controls, pid_t parent,
                 PlanMode mode, std::vector<char>* out);
 
@@ -82,6 +85,7 @@ struct DecodedPlan {
   ExecControls controls;
   SandboxPlan sandbox;
   MountView view;
+  LandlockRules landlock;
   struct sock_fprog filter = {};
 };
 

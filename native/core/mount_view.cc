@@ -48,29 +48,34 @@ __attribute__((no_sanitize_address)) void close_fds(int* fds, size_t count) {
   }
 }
 
-// Writes `text` into a /proc file of the calling task. 0 or -errno.
-__attribute__((no_sanitize_address)) int write_proc(const char* path, const char* text) {
+// Writes `text` into a /proc file of the calling task. 0 or -errno with
+// *name the call that failed ("openat" or "write") and *failed the file.
+__attribute__((no_sanitize_address)) int write_proc(const char* path, const char* text,
+                                                    const char** name, const char** failed) {
   size_t length = 0;
   while (text[length] != '\0') ++length;
+  *failed = path;
+  *name = "openat";
   long fd = syscall(SYS_openat, AT_FDCWD, path, O_WRONLY | O_CLOEXEC);
   if (fd < 0) return -errno;
+  *name = "write";
   long n = syscall(SYS_write, fd, text, length);
   int err = n < 0 ? -errno : (static_cast<size_t>(n) != length ? -EIO : 0);
   syscall(SYS_close, fd);
   return err;
 }
 
-__attribute__((no_sanitize_address)) int enter_namespaces(const MountView& view,
-                                                          const char** name) {
+__attribute__((no_sanitize_address)) int enter_namespaces(const MountView& view, const char** name,
+                                                          const char** path) {
   *name = "unshare";
   if (syscall(SYS_unshare, CLONE_NEWNS | (view.user_namespace ? CLONE_NEWUSER : 0)) != 0) {
     return -errno;
   }
   if (view.user_namespace) {
-    *name = "write";
-    if (int err = write_proc("/proc/self/setgroups", "deny"); err != 0) return err;
-    if (int err = write_proc("/proc/self/uid_map", view.uid_map); err != 0) return err;
-    if (int err = write_proc("/proc/self/gid_map", view.gid_map); err != 0) return err;
+    if (int err = write_proc("/proc/self/setgroups", "deny", name, path); err != 0) return err;
+    if (int err = write_proc("/proc/self/uid_map", view.uid_map, name, path); err != 0) return err;
+    if (int err = write_proc("/proc/self/gid_map", view.gid_map, name, path); err != 0) return err;
+    *path = nullptr;
   }
   *name = "mount";
   if (syscall(SYS_mount, nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return -errno;
@@ -111,15 +116,16 @@ int try_user_namespace_view() {
   view.uid_map = uid_map;
   view.gid_map = gid_map;
   const char* name = nullptr;
-  if (int err = enter_namespaces(view, &name); err != 0) return err;
+  const char* path = nullptr;
+  if (int err = enter_namespaces(view, &name, &path); err != 0) return err;
   MountAttr attr = {kMountAttrRdonly, 0, 0, 0};
   if (syscall(kMountSetattr, AT_FDCWD, "/", kAtRecursive, &attr, sizeof attr) != 0) return -errno;
   return 0;
 }
 
-__attribute__((no_sanitize_address)) int apply_mount_view(const MountView& view,
-                                                          const char** name) {
-  if (int err = enter_namespaces(view, name); err != 0) return err;
+__attribute__((no_sanitize_address)) int apply_mount_view(const MountView& view, const char** name,
+                                                          const char** path) {
+  if (int err = enter_namespaces(view, name, path); err != 0) return err;
   const size_t count = view.writable_count;
   int* targets = view.fds;
   int* trees = view.fds + count;
@@ -132,6 +138,7 @@ __attribute__((no_sanitize_address)) int apply_mount_view(const MountView& view,
     long fd = syscall(kOpenat2, AT_FDCWD, view.writable[i], &how, sizeof how);
     if (fd < 0) {
       *name = "openat2";
+      *path = view.writable[i];
       err = -errno;
       break;
     }

@@ -46,14 +46,13 @@ int try_user_namespace_view();
 
 // What the child applies: paths are absolute real paths (no symbolic link in
 // them; see src/spawn/sandbox-paths.ts), NUL-terminated, prepared by the
-// parent. `fds` has room for 2 * writable_count descriptors (the child's
-// scratch: on the shared-memory path it is the parent's memory, written only
-// while the parent is suspended).
+// parent. `fds` has room for 2 * writable_count descriptors (the helper's
+// scratch, allocated when it reads its plan).
 struct MountView {
   const char* const* writable = nullptr;
   size_t writable_count = 0;
   int* fds = nullptr;
-  // A user namespace as well (CLONE_NEWUSER): only in the exec helper, which
+  // A user namespace as well (CLONE_NEWUSER): in the exec helper, which
   // does not share the host's memory (the new namespace's capabilities would
   // mark a shared mm non-dumpable, see child_path.h). The maps are "ID ID 1\n" with
   // the host's effective uid and gid.
@@ -78,7 +77,8 @@ struct MountView {
 // every mount beneath "/" made read-only (mount_setattr AT_RECURSIVE); each
 // clone moved back onto its path (move_mount); the working directory entered
 // again by path (a failure there keeps the old one). Returns 0, or -errno with
-// *syscall naming the call that failed.
-int apply_mount_view(const MountView& view, const char** syscall);
+// *syscall naming the call that failed and *path the file it failed on (a
+// /proc file of the id maps, a writable path; nullptr for the others).
+int apply_mount_view(const MountView& view, const char** syscall, const char** path);
 
 }  // namespace exactspawn

@@ -73,43 +73,46 @@ uint64_t handled_fs(int abi) {
   return rights;
 }
 
-// The paths come resolved (no symbolic link in them, see
-// src/spawn/sandbox-paths.ts): a link swapped in since, e.g. by a sandboxed
-// step running meanwhile, fails with ELOOP instead of moving the rule.
-// openat2(2) RESOLVE_NO_SYMLINKS (Linux 5.6); before it, open(2).
-int open_resolved(const std::string& path) {
+// Runs in the exec helper before the target's exec: raw calls only (the
+// steps of child_steps.h are async-signal-safe). The paths come resolved (no
+// symbolic link in them, see src/spawn/sandbox-paths.ts): a link swapped in
+// since, e.g. by a sandboxed step running meanwhile, fails with ELOOP instead
+// of moving the rule. openat2(2) RESOLVE_NO_SYMLINKS (Linux 5.6); before it,
+// open(2).
+__attribute__((no_sanitize_address)) long open_resolved(const char* path) {
   struct {
     uint64_t flags;
     uint64_t mode;
     uint64_t resolve;
   } how = {O_PATH | O_CLOEXEC, 0, kResolveNoSymlinks};
-  long fd = syscall(kOpenat2, AT_FDCWD, path.c_str(), &how, sizeof how);
-  if (fd >= 0 || errno != ENOSYS) return static_cast<int>(fd);
-  return open(path.c_str(), O_PATH | O_CLOEXEC);
+  long fd = syscall(kOpenat2, AT_FDCWD, path, &how, sizeof how);
+  if (fd >= 0 || errno != ENOSYS) return fd;
+  return syscall(SYS_openat, AT_FDCWD, path, O_PATH | O_CLOEXEC);
 }
 
-int add_rule(int ruleset, const std::string& path, uint64_t access, uint64_t handled,
-             std::string* failed_path) {
-  int fd = open_resolved(path);
+// 0, or -errno (*failed_path = path).
+__attribute__((no_sanitize_address)) int add_rule(int ruleset, const char* path, uint64_t access,
+                                                  uint64_t handled, const char** failed_path) {
+  long fd = open_resolved(path);
   if (fd < 0) {
     *failed_path = path;
     return -errno;
   }
   struct stat st {};
-  if (fstat(fd, &st) < 0) {
+  if (syscall(SYS_fstat, fd, &st) < 0) {
     int err = -errno;
-    close(fd);
+    syscall(SYS_close, fd);
     *failed_path = path;
     return err;
   }
   // A file takes only the rights that apply to files (EINVAL otherwise).
   if (!S_ISDIR(st.st_mode)) access &= kFileRights;
-  PathBeneathAttr attr{access & handled, fd};
+  PathBeneathAttr attr{access & handled, static_cast<int32_t>(fd)};
   long r = attr.allowed_access == 0
                ? 0
                : syscall(SYS_landlock_add_rule, ruleset, kRulePathBeneath, &attr, 0);
   int err = r < 0 ? -errno : 0;
-  close(fd);
+  syscall(SYS_close, fd);
   if (err < 0) *failed_path = path;
   return err;
 }
@@ -126,8 +129,14 @@ SandboxSupport probe_sandbox() {
   return support;
 }
 
-int build_ruleset(const SandboxSpec& spec, int abi, std::string* failed_path) {
-  if (abi < 1) return -EOPNOTSUPP;
+__attribute__((no_sanitize_address)) int build_ruleset(const LandlockRules& spec,
+                                                       const char** syscall_name,
+                                                       const char** failed_path) {
+  *syscall_name = "landlock_create_ruleset";
+  *failed_path = nullptr;
+  long version = syscall(SYS_landlock_create_ruleset, nullptr, 0, kCreateRulesetVersion);
+  if (version < 1) return version < 0 ? -errno : -EOPNOTSUPP;
+  const int abi = static_cast<int>(version);
   RulesetAttr attr{handled_fs(abi), 0, 0};
   size_t size = sizeof attr.handled_access_fs;
   if (abi >= 4) {
@@ -141,17 +150,18 @@ int build_ruleset(const SandboxSpec& spec, int abi, std::string* failed_path) {
   long ruleset = syscall(SYS_landlock_create_ruleset, &attr, size, 0);
   if (ruleset < 0) return -errno;
   int fd = static_cast<int>(ruleset);
+  *syscall_name = "landlock_add_rule";
   const uint64_t handled = attr.handled_access_fs;
   int err = 0;
   const uint64_t exec_on_write = spec.exec_writable ? kExecute : 0;
   if (spec.read_all) err = add_rule(fd, "/", kRead, handled, failed_path);
-  for (size_t i = 0; err == 0 && !spec.read_all && i < spec.read.size(); ++i) {
+  for (size_t i = 0; err == 0 && !spec.read_all && i < spec.read_count; ++i) {
     err = add_rule(fd, spec.read[i], kRead, handled, failed_path);
   }
-  for (size_t i = 0; err == 0 && i < spec.exec.size(); ++i) {
+  for (size_t i = 0; err == 0 && i < spec.exec_count; ++i) {
     err = add_rule(fd, spec.exec[i], kRead | kExecute, handled, failed_path);
   }
-  for (size_t i = 0; err == 0 && i < spec.write.size(); ++i) {
+  for (size_t i = 0; err == 0 && i < spec.write_count; ++i) {
     err = add_rule(fd, spec.write[i], kRead | kWrite | exec_on_write, handled, failed_path);
   }
   for (const char* device : kWritableDevices) {
@@ -160,7 +170,7 @@ int build_ruleset(const SandboxSpec& spec, int abi, std::string* failed_path) {
         add_rule(fd, device, kReadFile | kWriteFile | kTruncate | kIoctlDev, handled, failed_path);
   }
   if (err < 0) {
-    close(fd);
+    syscall(SYS_close, fd);
     return err;
   }
   return fd;
@@ -209,21 +219,26 @@ __attribute__((no_sanitize_address)) int drop_capabilities(const char** name) {
   return 0;
 }
 
-// Runs on the child's borrowed stack: never instrumented (see child_path.cc).
 __attribute__((no_sanitize_address)) int apply_sandbox(const SandboxPlan& plan,
-                                                       SandboxStep* failed) {
-  *failed = SandboxStep::kNone;
+                                                       const char** syscall_name,
+                                                       const char** path) {
+  *path = nullptr;
+  *syscall_name = "prctl";
   if (syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
-    *failed = SandboxStep::kNoNewPrivs;
     return -errno;
   }
-  if (plan.ruleset_fd >= 0 && syscall(SYS_landlock_restrict_self, plan.ruleset_fd, 0) != 0) {
-    *failed = SandboxStep::kLandlock;
-    return -errno;
+  if (plan.landlock != nullptr) {
+    int ruleset = build_ruleset(*plan.landlock, syscall_name, path);
+    if (ruleset < 0) return ruleset;
+    *syscall_name = "landlock_restrict_self";
+    long r = syscall(SYS_landlock_restrict_self, ruleset, 0);
+    int err = r != 0 ? -errno : 0;
+    syscall(SYS_close, ruleset);
+    if (err != 0) return err;
   }
+  *syscall_name = "seccomp";
   if (plan.filter != nullptr &&
       syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, plan.filter) != 0) {
-    *failed = SandboxStep::kSeccomp;
     return -errno;
   }
   return 0;

@@ -2,10 +2,11 @@
 // (and TCP where the ABI has it), the seccomp filter of seccomp_filter.h,
 // both after PR_SET_NO_NEW_PRIVS.
 //
-// Parent side (may allocate): probe what the kernel can enforce, and build a
-// Landlock ruleset fd from the host's intent (paths opened with O_PATH).
-// Child side (between clone and exec; async-signal-safe, raw syscalls, no
-// allocator): apply_sandbox() restricts the calling task; every descendant
+// Parent side: probe what the kernel can enforce. Child side (the exec
+// helper, before the target's exec; async-signal-safe, raw syscalls, no
+// allocator): apply_sandbox() builds the Landlock ruleset from the plan's
+// paths (each opened with O_PATH there: in the child's own mount namespace,
+// with its own credentials) and restricts the calling task; every descendant
 // inherits the restriction across fork and exec.
 // See landlock(7), landlock_create_ruleset(2), landlock_add_rule(2),
 // landlock_restrict_self(2), seccomp(2), prctl(2) PR_SET_NO_NEW_PRIVS.
@@ -13,21 +14,24 @@
 
 #include <linux/filter.h>
 
-#include <string>
-#include <vector>
+#include <cstddef>
 
 #include "mount_view.h"
 
 namespace exactspawn {
 
-// What the host asked for; paths are absolute.
-struct SandboxSpec {
-  bool read_all = true;            // read (files and directories) everywhere
-  std::vector<std::string> read;   // else: only beneath these
-  std::vector<std::string> write;  // create, write, remove, rename beneath these
-  std::vector<std::string> exec;   // execute files beneath these
-  bool exec_writable = false;      // also execute files beneath `write`
-  bool network = false;            // false: no socket but AF_UNIX, no TCP
+// The Landlock rules the host asked for: absolute real paths (no symbolic
+// link in them, see src/spawn/sandbox-paths.ts), NUL-terminated.
+struct LandlockRules {
+  bool read_all = true;               // read (files and directories) everywhere
+  const char* const* read = nullptr;  // else: only beneath these
+  size_t read_count = 0;
+  const char* const* write = nullptr;  // create, write, remove, rename beneath these
+  size_t write_count = 0;
+  const char* const* exec = nullptr;  // execute files beneath these
+  size_t exec_count = 0;
+  bool exec_writable = false;  // also execute files beneath `write`
+  bool network = false;        // false: no TCP bind/connect, abstract sockets scoped
 };
 
 // What this kernel can enforce.
@@ -38,27 +42,32 @@ struct SandboxSupport {
 
 SandboxSupport probe_sandbox();
 
-// Builds the Landlock ruleset for `spec` under ABI `abi` (>= 1). Returns the
-// ruleset fd (O_CLOEXEC) or -errno; on a path's failure, *failed_path names it.
-int build_ruleset(const SandboxSpec& spec, int abi, std::string* failed_path);
+// Async-signal-safe. Builds the Landlock ruleset for `spec` under the running
+// kernel's ABI: each path opened with O_PATH and RESOLVE_NO_SYMLINKS (openat2,
+// Linux 5.6; plain open before it), so a link swapped in since the host
+// resolved it fails with ELOOP instead of moving the rule. Returns the
+// ruleset fd (O_CLOEXEC), or -errno with *syscall naming the call
+// ("landlock_create_ruleset", or "landlock_add_rule" for a path's open, fstat
+// or rule) and *path the path (nullptr for the ruleset itself).
+int build_ruleset(const LandlockRules& spec, const char** syscall, const char** path);
 
 // What the child applies (child_steps.h gives the order): the read-only mount
 // view (if mount_view is non-null; mount_view.h, before anything that drops
 // privileges), the capability bounding set emptied (if drop_capabilities,
 // before the credential change), then apply_sandbox(): no_new_privs, the
-// Landlock ruleset (if ruleset_fd >= 0), the filter (if non-null).
+// Landlock ruleset built and applied (if landlock is non-null), the filter
+// (if non-null).
 struct SandboxPlan {
-  int ruleset_fd = -1;
+  const LandlockRules* landlock = nullptr;
   const struct sock_fprog* filter = nullptr;
   bool drop_capabilities = false;
   const MountView* mount_view = nullptr;
 };
 
-// Which step of apply_sandbox() failed.
-enum class SandboxStep { kNone = 0, kNoNewPrivs, kBoundingSet, kLandlock, kSeccomp };
-
-// Async-signal-safe. Returns 0 or -errno and sets *failed.
-int apply_sandbox(const SandboxPlan& plan, SandboxStep* failed);
+// Async-signal-safe. Returns 0, or -errno with *syscall naming the call that
+// failed ("prctl", build_ruleset()'s, "landlock_restrict_self", "seccomp")
+// and *path the path it failed on (nullptr when none).
+int apply_sandbox(const SandboxPlan& plan, const char** syscall, const char** path);
 
 // Async-signal-safe: empties the bounding set when the calling task may
 // (CAP_SETPCAP). Without it the task holds no capability worth keeping from

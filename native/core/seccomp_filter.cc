@@ -22,6 +22,7 @@ enum class Kind {
   kDenyIfEither,      // refused when arg == a or arg == b
   kDenyUnlessEqual,   // refused when arg != a
   kDenyIfBothBits,    // refused when arg & a != 0 and arg2 & b != 0
+  kDenyUnlessBoth,    // refused unless arg == a and arg2 == b
   kNoSuchCall,        // always fails with ENOSYS, as on a kernel without it
 };
 
@@ -48,6 +49,8 @@ constexpr uint32_t kAfUnix = 1;
 // __O_TMPFILE (the same values on both ABIs, asm-generic/fcntl.h); without
 // them the kernel ignores the mode (build_open_how in fs/open.c).
 constexpr uint32_t kCreatingOpen = 0100 | 020000000;
+constexpr uint32_t kPrioProcess = 0;       // PRIO_PROCESS (setpriority)
+constexpr uint32_t kIoprioWhoProcess = 1;  // IOPRIO_WHO_PROCESS (ioprio_set)
 
 // Numbers from arch/x86/entry/syscalls/syscall_64.tbl and
 // include/uapi/asm-generic/unistd.h (arm64).
@@ -82,6 +85,18 @@ constexpr Call kCalls[] = {
     // too: the program is shared by every process of the sandbox, so it
     // cannot know one pid (docs/sandbox.md).
     {302, 261, Kind::kDenyUnlessEqual, 0, 0, 0, When::kAlways},  // prlimit64
+    // Another process's scheduling, the same way: a same-uid step could
+    // renice its host, make it SCHED_IDLE, pin it to one CPU or give it the
+    // idle I/O class. Only the caller (pid/who 0); for setpriority and
+    // ioprio_set only the per-process `which` too (a group or a user names
+    // other processes, who 0 the caller's own group or uid). A thread named
+    // by its tid (pthread_setaffinity_np, pthread_setschedparam) is refused.
+    {141, 140, Kind::kDenyUnlessBoth, 0, kPrioProcess, 0, When::kAlways, 1},  // setpriority
+    {142, 118, Kind::kDenyUnlessEqual, 0, 0, 0, When::kAlways},               // sched_setparam
+    {144, 119, Kind::kDenyUnlessEqual, 0, 0, 0, When::kAlways},               // sched_setscheduler
+    {314, 274, Kind::kDenyUnlessEqual, 0, 0, 0, When::kAlways},               // sched_setattr
+    {203, 122, Kind::kDenyUnlessEqual, 0, 0, 0, When::kAlways},               // sched_setaffinity
+    {251, 30, Kind::kDenyUnlessBoth, 0, kIoprioWhoProcess, 0, When::kAlways, 1},  // ioprio_set
     // Setid bits at creation: the mode is not masked by the umask, so these
     // plant a setuid file as surely as chmod. mkdir/mkdirat are not listed:
     // the kernel drops S_ISUID and S_ISGID from their mode (vfs_mkdir keeps
@@ -119,6 +134,7 @@ constexpr size_t block_size(Kind kind) {
     case Kind::kDenyIfEither:
       return 5;
     case Kind::kDenyIfBothBits:
+    case Kind::kDenyUnlessBoth:
       return 6;
     default:
       return 4;
@@ -218,12 +234,17 @@ void build(Program* p, FilterArch arch, bool network, bool exec_writable) {
         ++n;
         break;
       case Kind::kDenyIfBothBits:
-        f[n] = jump(BPF_JMP | BPF_JSET | BPF_K, call.a, n, n + 1, n + 3);
+      case Kind::kDenyUnlessBoth: {
+        // Two tests, arg then arg2: both bits set deny, both equal allow.
+        const bool bits = call.kind == Kind::kDenyIfBothBits;
+        const uint16_t test = BPF_JMP | (bits ? BPF_JSET : BPF_JEQ) | BPF_K;
+        f[n] = jump(test, call.a, n, n + 1, bits ? n + 3 : n + 4);
         ++n;
         f[n++] = stmt(BPF_LD | BPF_W | BPF_ABS, arg_offset(call.arg2));
-        f[n] = jump(BPF_JMP | BPF_JSET | BPF_K, call.b, n, n + 2, n + 1);
+        f[n] = jump(test, call.b, n, bits ? n + 2 : n + 1, bits ? n + 1 : n + 2);
         ++n;
         break;
+      }
       case Kind::kDeny:
       case Kind::kNoSuchCall:
         break;

@@ -16,6 +16,10 @@
 //     at creation; mkdir needs no rule, the kernel drops those bits there);
 //   - prlimit64 on any pid but 0 (the caller): another process's limits,
 //     the host's included, are out of reach; setrlimit/getrlimit pass 0;
+//   - another process's scheduling: sched_setscheduler, sched_setparam,
+//     sched_setattr and sched_setaffinity on any pid but 0, setpriority
+//     unless PRIO_PROCESS and who 0, ioprio_set unless IOPRIO_WHO_PROCESS
+//     and who 0 (a tid, the caller's own included, is refused as well);
 //   - io_uring_setup (io_uring performs operations without these calls);
 //   - when exec of written files is off: memfd_create without
 //     MFD_NOEXEC_SEAL (an anonymous file could otherwise be exec'd);

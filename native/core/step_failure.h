@@ -5,7 +5,9 @@
 // fills one; the binding turns it into a JavaScript error in one place
 // (system_error.h), so two failures of the same call in different steps
 // (prctl for parentDeathSignal, noNewPrivileges and the sandbox) stay apart.
-// All strings are static.
+// All strings are static, but `path`: the file a step failed on (a sandbox
+// path, a /proc file), nullptr when the failure names none; it points into
+// memory that outlives the report (the plan, the caller's arguments).
 #pragma once
 
 namespace exactspawn {
@@ -14,6 +16,7 @@ struct StepFailure {
   int err = 0;                    // negative errno
   const char* syscall = nullptr;  // nullptr: no system call failed
   const char* step = nullptr;
+  const char* path = nullptr;  // nullptr: the step's usual path (file, cwd)
 };
 
 }  // namespace exactspawn

@@ -1,9 +1,9 @@
 // main.cc — exactspawn-helper, the exec helper of children that change
-// credentials or enter a user namespace (core/child_path.h). A small static
+// credentials or are sandboxed (core/child_path.h). A small static
 // program (one binary serves glibc and musl hosts of an architecture): the
 // host's vfork child has reset the signal dispositions, made the session or
 // process group and set up stdio, then exec'ed this with
-//   exactspawn-helper PLAN_FD STATUS_FD RULESET_FD
+//   exactspawn-helper PLAN_FD STATUS_FD
 // (every signal still blocked, an empty environment). In its own memory it
 // reads the plan (core/helper_plan.h), runs the target steps in their one
 // order (core/child_steps.h) and execs the target. A failed step goes to the
@@ -64,14 +64,13 @@ char* read_plan(int fd, size_t* size) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 4) return 127;
+  if (argc != 3) return 127;
   const int plan_fd = fd_argument(argv[1]);
   status_fd = fd_argument(argv[2]);
-  const int ruleset_fd = fd_argument(argv[3]);
-  if (plan_fd < 0 || status_fd < -1 || ruleset_fd < -1) return 127;
+  if (plan_fd < 0 || status_fd < -1) return 127;
   // Inherited open across the helper's exec; closed at the target's.
-  for (int fd : {status_fd, ruleset_fd}) {
-    if (fd >= 0 && fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) fail({-errno, "fcntl", "helper"});
+  if (status_fd >= 0 && fcntl(status_fd, F_SETFD, FD_CLOEXEC) != 0) {
+    fail({-errno, "fcntl", "helper"});
   }
 
   size_t size = 0;
@@ -80,7 +79,6 @@ int main(int argc, char** argv) {
   if (int err = decode_plan(bytes, size, &plan); err != 0) fail({err, "read", "helper"});
   if (plan.mode == PlanMode::kProbeUserNamespaceView) return try_user_namespace_view() == 0 ? 0 : 1;
 
-  plan.sandbox.ruleset_fd = ruleset_fd;
   StepFailure failure;
   if (run_target_steps(plan.request, plan.controls, plan.parent, &failure) != 0) fail(failure);
   exec_target(plan.request, &failure);

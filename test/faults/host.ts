@@ -88,7 +88,13 @@ export function privateLibrary(dir: string): HostLibrary {
       cpSync(join(root, path), join(lib, path), { recursive: true, dereference: true });
     }
   };
-  for (const path of ["dist", "package.json", "build/Release/exactspawn.node", "prebuilds"]) {
+  for (const path of [
+    "dist",
+    "package.json",
+    "build/Release/exactspawn.node",
+    "build/Release/exactspawn-helper",
+    "prebuilds",
+  ]) {
     copy(path);
   }
   copy("scripts/proc-state.mjs");

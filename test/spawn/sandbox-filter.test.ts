@@ -206,6 +206,44 @@ describe.runIf(hasFilter)("the sandbox's seccomp filter", () => {
         }
       });
 
+      it("refuses another process's scheduling: only the caller itself (0), per process", () => {
+        const [PRIO_PROCESS, PRIO_PGRP, PRIO_USER] = [0n, 1n, 2n];
+        const [WHO_PROCESS, WHO_PGRP, WHO_USER] = [1n, 2n, 3n];
+        const others = [1n, 4242n, 0xffffffffn, 0x1_00000000n + 7n];
+        for (const [net, ew] of [
+          [false, false],
+          [true, true],
+        ] as const) {
+          for (const name of [
+            "sched_setscheduler",
+            "sched_setparam",
+            "sched_setattr",
+            "sched_setaffinity",
+          ]) {
+            expect(verdict(name, [0n, 5n, 0n], net, ew)).toBe(ALLOW);
+            for (const pid of others) expect(verdict(name, [pid, 5n, 0n], net, ew)).toBe(EPERM);
+          }
+          expect(verdict("setpriority", [PRIO_PROCESS, 0n, 19n], net, ew)).toBe(ALLOW);
+          expect(verdict("ioprio_set", [WHO_PROCESS, 0n, 0x6000n], net, ew)).toBe(ALLOW);
+          for (const who of [0n, ...others]) {
+            for (const which of [PRIO_PGRP, PRIO_USER]) {
+              expect(verdict("setpriority", [which, who, 19n], net, ew)).toBe(EPERM);
+            }
+            for (const which of [WHO_PGRP, WHO_USER]) {
+              expect(verdict("ioprio_set", [which, who, 0x6000n], net, ew)).toBe(EPERM);
+            }
+          }
+          for (const who of others) {
+            expect(verdict("setpriority", [PRIO_PROCESS, who, 19n], net, ew)).toBe(EPERM);
+            expect(verdict("ioprio_set", [WHO_PROCESS, who, 0x6000n], net, ew)).toBe(EPERM);
+          }
+        }
+        // Reading stays: getpriority, sched_getaffinity, ioprio_get.
+        for (const name of ["getpriority", "sched_getaffinity", "ioprio_get"]) {
+          expect(verdict(name, [1n, 4242n])).toBe(ALLOW);
+        }
+      });
+
       it("refuses setuid and setgid bits at creation: mknod, creat, open and openat", () => {
         const O_CREAT = 0o100n;
         const O_TMPFILE = 0o20000000n | 0o200000n;
