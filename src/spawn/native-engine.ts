@@ -6,12 +6,12 @@
  * builds a stream; the first access to such a stream takes the pipe over
  * and wraps it like every other parent end (pipeEnd below).
  *
- * A request with exec controls goes through the addon's own child path
- * (clone + execve) instead of posix_spawn, which stays the path of every
- * other spawn (it costs slightly less parent CPU). EXACTSPAWN_CHILD_PATH=1,
- * read when the engine is made (at the first spawn), sends every spawn
- * through the child path: the test suites use it to prove both paths with
- * the same tests.
+ * Every spawn goes through the addon's own child path (clone + execve), the
+ * cheaper of the two exact start paths in parent CPU (docs/performance.md).
+ * EXACTSPAWN_CHILD_PATH=posix_spawn, read when the engine is made (at the
+ * first spawn), sends every spawn without exec controls through
+ * posix_spawn(3) instead: the test suites use it to prove both paths with
+ * the same tests. A request with exec controls always takes the child path.
  */
 import { closeSync } from "node:fs";
 import { Socket } from "node:net";
@@ -211,21 +211,24 @@ export function packedArgs(
 
 const NO_CONTROLS: RawExecControls = Object.freeze({});
 
-/** EXACTSPAWN_CHILD_PATH=1: every spawn of an engine made now takes the child path. */
-export function childPathForced(): boolean {
-  return process.env["EXACTSPAWN_CHILD_PATH"] === "1";
+/**
+ * EXACTSPAWN_CHILD_PATH=posix_spawn: spawns without exec controls of an
+ * engine made now start through posix_spawn(3) rather than the child path.
+ */
+export function posixSpawnAsked(): boolean {
+  return process.env["EXACTSPAWN_CHILD_PATH"] === "posix_spawn";
 }
 
 /**
- * The addon's `controls` for a request: absent (posix_spawn) unless controls
- * were asked for or the child path is forced for every spawn.
+ * The addon's `controls` for a request: its controls, else an empty set (the
+ * child path, the default), else absent when posix_spawn was asked for.
  */
 export function nativeControls(
   request: EngineRequest,
-  alwaysChildPath: boolean,
+  posixSpawn: boolean,
 ): RawExecControls | undefined {
   if (request.controls !== undefined) return rawControls(request.controls);
-  return alwaysChildPath ? NO_CONTROLS : undefined;
+  return posixSpawn ? undefined : NO_CONTROLS;
 }
 
 function rawControls(controls: ExecControls): RawExecControls {
@@ -276,7 +279,7 @@ function fdCloser(binding: NativeBinding): (fd: number) => void {
 }
 
 export function nativeEngine(binding: SpawnCapable): Engine {
-  const alwaysChildPath = childPathForced();
+  const posixSpawn = posixSpawnAsked();
   const close = fdCloser(binding);
   const startWatchdog = watchdogStarter(binding);
   return {
@@ -303,7 +306,7 @@ export function nativeEngine(binding: SpawnCapable): Engine {
         onOverflow: captured.length > 0 ? guarded((slot) => onOverflow?.(slot)) : undefined,
         setsid: request.setsid,
         setpgroup: request.setpgroup,
-        controls: nativeControls(request, alwaysChildPath),
+        controls: nativeControls(request, posixSpawn),
         sandbox: request.sandbox,
         cleanup: request.cleanup === true ? true : undefined,
         contain: request.contain,

@@ -1,7 +1,8 @@
 /**
  * Which start path the native engine asks the addon for, driven with a fake
- * binding: posix_spawn (no `controls`) unless an exec control is set or
- * EXACTSPAWN_CHILD_PATH=1 forces the child path; controls are passed in the
+ * binding: the child path (a `controls` object, empty without controls) unless
+ * EXACTSPAWN_CHILD_PATH=posix_spawn asks for posix_spawn (no `controls`) for
+ * spawns without exec controls; controls are passed in the
  * addon's shape ([name, soft, hard] limits, numeric signals). Seen red once with
  * one control left out of rawControls and with the env switch ignored.
  */
@@ -52,11 +53,11 @@ describe("nativeEngine: start path", () => {
     else process.env["EXACTSPAWN_CHILD_PATH"] = saved;
   });
 
-  it("keeps posix_spawn (no controls object) when no control is set", () => {
+  it("takes the child path (an empty controls object) when no control is set", () => {
     delete process.env["EXACTSPAWN_CHILD_PATH"];
     const { binding, calls } = fakeBinding();
     nativeEngine(binding).start(request(undefined), () => {});
-    expect(calls[0]!.controls).toBeUndefined();
+    expect(calls[0]!.controls).toEqual({});
   });
 
   it("passes every control in the addon's shape", () => {
@@ -88,10 +89,17 @@ describe("nativeEngine: start path", () => {
     });
   });
 
-  it("EXACTSPAWN_CHILD_PATH=1 sends a spawn without controls through the child path", () => {
-    process.env["EXACTSPAWN_CHILD_PATH"] = "1";
+  it("EXACTSPAWN_CHILD_PATH=posix_spawn sends a spawn without controls through posix_spawn", () => {
+    process.env["EXACTSPAWN_CHILD_PATH"] = "posix_spawn";
     const { binding, calls } = fakeBinding();
     nativeEngine(binding).start(request(undefined), () => {});
-    expect(calls[0]!.controls).toEqual({});
+    expect(calls[0]!.controls).toBeUndefined();
+  });
+
+  it("keeps the child path for a spawn with controls when posix_spawn is asked for", () => {
+    process.env["EXACTSPAWN_CHILD_PATH"] = "posix_spawn";
+    const { binding, calls } = fakeBinding();
+    nativeEngine(binding).start(request(normalizeExecControls({ umask: 0o22 })), () => {});
+    expect(calls[0]!.controls).toEqual({ umask: 0o22 });
   });
 });
