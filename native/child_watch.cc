@@ -261,7 +261,7 @@ void InitChildWatch(Napi::Env env, Napi::Object exports) {
 Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
                         const CaptureRequest& capture, std::vector<int>* parent_ends,
                         bool guard_group, StartReport* start, const DeadlinePlan* deadline,
-                        StepCgroup* cgroup) {
+                        StepCgroup* cgroup, bool positional) {
   EnvState* s = env.GetInstanceData<EnvState>();
   if (guard_group) {
     StepFailure guard_failure;
@@ -309,6 +309,7 @@ Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
   w->pid = pid;
   w->limit = capture.limit;
   w->guarded = guard_group;
+  w->positional = positional;
   w->leader = std::move(leader);
   w->ending = std::move(ending);
   err = WatchFd(w, nullptr, pidfd, &w->token);

@@ -75,6 +75,35 @@ struct SpawnArgs {
 // Reads and checks the shared fields; throws a TypeError on any bad one.
 void ReadSpawnArgs(Napi::Env env, Napi::Object options, SpawnArgs* args);
 
+// The positional form of spawn() (one call, no option object to read):
+//   spawn(file, argv, argvCount, envp, envpCount, cwd, stdio, flags, onExit, more?)
+// with argv/envp as in the options object (argvCount/envpCount read for a
+// packed Buffer), flags a sum of the kSpawn* bits, and `more` undefined or an
+// object with the rarely given keys (controls, sandbox, contain; spawn()
+// reads capture, captureLimit, onOverflow, cleanup and deadline from it too).
+// Unlike the options object's form, a child without controls takes the child
+// path unless kSpawnPosixSpawn is set.
+enum SpawnArg {
+  kArgFile,
+  kArgArgv,
+  kArgArgvCount,
+  kArgEnvp,
+  kArgEnvpCount,
+  kArgCwd,
+  kArgStdio,
+  kArgFlags,
+  kArgOnExit,
+  kArgMore,
+  kArgTotal,
+};
+constexpr int kSpawnSetsid = 1;
+constexpr int kSpawnSetpgroup = 2;
+constexpr int kSpawnPosixSpawn = 4;  // posix_spawn(3) for a child without controls
+constexpr int kSpawnFlagsAll = 7;
+
+// Reads the positional form's shared arguments; TypeError on any bad one.
+void ReadPositionalSpawnArgs(Napi::Env env, const Napi::CallbackInfo& info, SpawnArgs* args);
+
 // Optional boolean field `key` (false when absent); TypeError otherwise.
 bool OptionalBool(Napi::Env env, Napi::Object options, const char* key);
 

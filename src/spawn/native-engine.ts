@@ -21,11 +21,12 @@ import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { packedEnvp, packStrings } from "../env-input.js";
 import type {
   NativeBinding,
-  RawChildExit,
   RawChildHandle,
   RawEndingRecord,
   RawExecControls,
+  RawSpawnMore,
   RawSpawnOptions,
+  RawTreeUsage,
 } from "../native.js";
 import {
   type DeadlinePlan,
@@ -174,17 +175,6 @@ function onEpochScale(record: RawEndingRecord | null): EndingRecord | null {
   return { ...record, at: epochOfMonotonic(record.at) };
 }
 
-function toExit(raw: RawChildExit | Error): EngineExit | Error {
-  if (raw instanceof Error) return raw;
-  return {
-    exitCode: raw.exitCode,
-    signal: raw.signal,
-    resourceUsage: resourceUsageOf(raw),
-    output: raw.output,
-    ...(oomKilled(raw) ? { oomKilled: true } : {}),
-  };
-}
-
 /** The addon's stdio array: an fd per slot, -1 for /dev/null, -2 for a new pipe. */
 export function stdioFds(request: EngineRequest): number[] {
   const stdio = request.stdio;
@@ -244,17 +234,11 @@ function rawControls(controls: ExecControls): RawExecControls {
   return raw;
 }
 
-/** Never lets an exception travel back into the addon's loop callback: it is rethrown on the next tick. */
-function guarded<T>(callback: (arg: T) => void): (arg: T) => void {
-  return (arg) => {
-    try {
-      callback(arg);
-    } catch (error) {
-      process.nextTick(() => {
-        throw error;
-      });
-    }
-  };
+/** Rethrows on the next tick: no exception travels back into the addon's loop callback. */
+function rethrowLater(error: unknown): void {
+  process.nextTick(() => {
+    throw error;
+  });
 }
 
 /** Starts the addon's watchdog once per engine (the addon replaces one that died). */
@@ -278,6 +262,89 @@ function fdCloser(binding: NativeBinding): (fd: number) => void {
   return closeFd === undefined ? (fd) => closeSync(fd) : (fd) => void closeFd(fd);
 }
 
+/** The addon's spawn flag bits (native/spawn_args.h). */
+const SETSID = 1;
+const SETPGROUP = 2;
+const POSIX_SPAWN = 4;
+
+/** The flags of a request: its session and group, and posix_spawn when asked for. */
+function spawnFlags(request: EngineRequest, posixSpawn: boolean): number {
+  return (
+    (request.setsid ? SETSID : 0) |
+    (request.setpgroup ? SETPGROUP : 0) |
+    (posixSpawn ? POSIX_SPAWN : 0)
+  );
+}
+
+/** The exit the addon delivers as arguments (native/child_watch.h), as the engine reports it. */
+function exitOf(
+  exitCode: number | null,
+  signal: string | null,
+  userCpuMicros: number,
+  systemCpuMicros: number,
+  maxRssKiB: number | null,
+  output: ReadonlyArray<Buffer | null> | undefined,
+  tree: RawTreeUsage | undefined,
+): EngineExit {
+  if (tree === undefined) {
+    return {
+      exitCode,
+      signal,
+      resourceUsage: { userCpuMicros, systemCpuMicros, maxRssKiB },
+      output,
+    };
+  }
+  const raw = { userCpuMicros, systemCpuMicros, maxRssKiB, tree };
+  return {
+    exitCode,
+    signal,
+    resourceUsage: resourceUsageOf(raw),
+    output,
+    ...(oomKilled(raw) ? { oomKilled: true } : {}),
+  };
+}
+
+/**
+ * The rarely given part of a spawn (the positional call's last argument), or
+ * undefined for a plain spawn: nothing to build or read.
+ */
+function spawnMore(
+  request: EngineRequest,
+  captured: readonly number[],
+  onOverflow: ((slot: number) => void) | undefined,
+  plan: DeadlinePlan | undefined,
+): RawSpawnMore | undefined {
+  if (
+    captured.length === 0 &&
+    request.controls === undefined &&
+    request.sandbox === undefined &&
+    request.cleanup !== true &&
+    request.contain === undefined &&
+    plan === undefined
+  ) {
+    return undefined;
+  }
+  return {
+    capture: captured.length > 0 ? captured : undefined,
+    captureLimit: captured.length > 0 ? request.capture!.maxBuffer : undefined,
+    onOverflow:
+      captured.length > 0
+        ? (slot) => {
+            try {
+              onOverflow?.(slot);
+            } catch (error) {
+              rethrowLater(error);
+            }
+          }
+        : undefined,
+    controls: request.controls === undefined ? undefined : rawControls(request.controls),
+    sandbox: request.sandbox,
+    cleanup: request.cleanup === true ? true : undefined,
+    contain: request.contain,
+    deadline: plan === undefined ? undefined : nativeDeadline(plan),
+  };
+}
+
 export function nativeEngine(binding: SpawnCapable): Engine {
   const posixSpawn = posixSpawnAsked();
   const close = fdCloser(binding);
@@ -296,26 +363,39 @@ export function nativeEngine(binding: SpawnCapable): Engine {
       const captured = capture !== undefined && capture.slots.length > 0 ? capture.slots : NONE;
       // Assigned before the exit can arrive (it never arrives inside spawn()).
       let child: NativeChild | undefined;
-      const handle = binding.spawn({
-        file: request.file,
-        ...packedArgs(request),
-        cwd: request.cwd,
-        stdio: stdioFds(request),
-        capture: captured.length > 0 ? captured : undefined,
-        captureLimit: captured.length > 0 ? capture!.maxBuffer : undefined,
-        onOverflow: captured.length > 0 ? guarded((slot) => onOverflow?.(slot)) : undefined,
-        setsid: request.setsid,
-        setpgroup: request.setpgroup,
-        controls: nativeControls(request, posixSpawn),
-        sandbox: request.sandbox,
-        cleanup: request.cleanup === true ? true : undefined,
-        contain: request.contain,
-        deadline: plan === undefined ? undefined : nativeDeadline(plan),
-        onExit: guarded((raw) => {
-          child?.exited();
-          onExit(toExit(raw));
-        }),
-      });
+      const argv = packStrings(request.argv, "spawn: argv", request.argvBytes);
+      const envp = packedEnvp(request.entries);
+      const handle = binding.spawn(
+        request.file,
+        argv.bytes,
+        argv.count,
+        envp.bytes,
+        envp.count,
+        request.cwd,
+        stdioFds(request),
+        spawnFlags(request, posixSpawn),
+        (exitCode, signal, userCpuMicros, systemCpuMicros, maxRssKiB, output, tree) => {
+          try {
+            child?.exited();
+            onExit(
+              exitCode instanceof Error
+                ? exitCode
+                : exitOf(
+                    exitCode,
+                    signal!,
+                    userCpuMicros!,
+                    systemCpuMicros!,
+                    maxRssKiB!,
+                    output,
+                    tree,
+                  ),
+            );
+          } catch (error) {
+            rethrowLater(error);
+          }
+        },
+        spawnMore(request, captured, onOverflow, plan),
+      );
       child = new NativeChild(handle, request.stdio.length, captured, plan, close);
       return child;
     },
