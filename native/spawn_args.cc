@@ -269,6 +269,7 @@ void StartChild(Napi::Env env, SpawnArgs& args, StartedChild* child) {
   request.new_session = args.setsid;
   request.new_process_group = args.setpgroup;
   request.cgroup_procs_fd = child->cgroup.procs_fd;  // -1 unless contained
+  request.pidfd = &child->pidfd.fds[0];
 
   ChildPathFailure failure;
   int err = args.child_path ? spawn_child_path(request, args.controls.controls, &child->pid,

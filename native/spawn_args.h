@@ -122,6 +122,7 @@ struct StartedChild {
   pid_t pid = 0;
   OwnedFds parent_ends;
   OwnedFds start_status{1};
+  OwnedFds pidfd{1};  // the child's pidfd from its clone (-1: none; the watch opens one)
   StepCgroup cgroup;
   explicit StartedChild(size_t slots) : parent_ends(slots) {}
   ~StartedChild();

@@ -160,9 +160,12 @@ Napi::Value SpawnChecked(const Napi::CallbackInfo& info) {
     start.file = args.file;
     start.cwd = args.cwd;
   }
+  // The watch owns the pidfd from here on, whatever happens.
+  const int pidfd = child.pidfd.fds[0];
+  child.pidfd.fds[0] = -1;
   Napi::Object handle = WatchChild(
       env, child.pid, on_exit.As<Napi::Function>(), capture, &parent_ends, extras.cleanup, &start,
-      extras.has_deadline ? &extras.deadline : nullptr, &child.cgroup, positional);
+      extras.has_deadline ? &extras.deadline : nullptr, &child.cgroup, positional, pidfd);
   child.start_status.fds[0] = start.fd;  // -1 once the watch owns it
   if (uncaptured_pipe) {
     Napi::Array fds = Napi::Array::New(env, parent_ends.size());

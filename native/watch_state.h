@@ -195,6 +195,9 @@ void RearmTreeFd(EnvState* s, int fd, uint64_t token);
 void RearmFd(EnvState* s, int fd, uint64_t token);
 // Asks for one more report of a registered fd after delay_ms.
 void RetryFd(EnvState* s, int fd, uint64_t token, int delay_ms);
+// Forgets a registration whose one-shot event has reported and which was
+// not armed again, without epoll_ctl(DEL): closing its fd next removes it.
+void ForgetFd(EnvState* s, uint64_t* token);
 // Unregisters fd (before it is closed or handed on).
 void UnwatchFd(EnvState* s, int fd, uint64_t* token);
 // From a method JavaScript called (no pass running): asks for a pass on this

@@ -88,6 +88,11 @@ struct ChildPathFailure {
   bool in_child = false;
 };
 
+// The flags of the child's clone(2): the one place they are chosen (a
+// namespace a request asks for is added here). CLONE_VM | CLONE_VFORK |
+// SIGCHLD, plus CLONE_PIDFD when the request asks for the child's pidfd.
+int child_clone_flags(const SpawnRequest& request, const ExecControls& controls);
+
 // Whether the child runs its target steps in the exec helper (it changes its
 // credentials, or enters a user namespace for its mount view: mount_view.h).
 bool needs_helper(const ExecControls& controls);
