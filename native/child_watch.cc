@@ -303,7 +303,6 @@ Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
     napi_value ctor_value;
     napi_get_reference_value(env, s->handle_ctor, &ctor_value);
     object = Napi::Function(env, ctor_value).New({});
-    object.Set("pid", Napi::Number::New(env, pid));
     if (!capture.slots.empty() && s->scratch == nullptr) {
       s->scratch = std::make_unique<char[]>(kReadChunk);
     }

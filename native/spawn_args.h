@@ -76,11 +76,14 @@ struct SpawnArgs {
 void ReadSpawnArgs(Napi::Env env, Napi::Object options, SpawnArgs* args);
 
 // The positional form of spawn() (one call, no option object to read):
-//   spawn(file, argv, argvCount, envp, envpCount, cwd, stdio, flags, onExit, more?)
+//   spawn(file, argv, argvCount, envp, envpCount, cwd, stdio, flags, onExit,
+//         deadline?, more?)
 // with argv/envp as in the options object (argvCount/envpCount read for a
-// packed Buffer), flags a sum of the kSpawn* bits, and `more` undefined or an
-// object with the rarely given keys (controls, sandbox, contain; spawn()
-// reads capture, captureLimit, onOverflow, cleanup and deadline from it too).
+// packed Buffer), flags a sum of the kSpawn* bits, deadline undefined or the
+// run's plan as numbers (deadline_args.h ReadDeadlineNumbers), and `more`
+// undefined or an object with the rarely given keys (controls, sandbox,
+// contain; spawn() reads capture, captureLimit, onOverflow and cleanup from
+// it too).
 // Unlike the options object's form, a child without controls takes the child
 // path unless kSpawnPosixSpawn is set.
 enum SpawnArg {
@@ -93,6 +96,7 @@ enum SpawnArg {
   kArgStdio,
   kArgFlags,
   kArgOnExit,
+  kArgDeadline,
   kArgMore,
   kArgTotal,
 };

@@ -90,7 +90,16 @@ struct SpawnExtras {
   DeadlinePlan deadline;
 };
 
-void ReadExtras(Napi::Env env, Napi::Object options, const SpawnArgs& args, SpawnExtras* extras) {
+void CheckDeadline(Napi::Env env, const SpawnArgs& args, const SpawnExtras& extras) {
+  if (extras.has_deadline && extras.deadline.to_group && !args.setsid && !args.setpgroup) {
+    ThrowTypeError(env, "spawn: deadline.toGroup needs setsid or setpgroup");
+  }
+}
+
+// `with_deadline`: options.deadline too (the object form; the positional
+// form passes it as numbers).
+void ReadExtras(Napi::Env env, Napi::Object options, const SpawnArgs& args, bool with_deadline,
+                SpawnExtras* extras) {
   CaptureRequest& capture = extras->capture;
   capture.slots = ReadCapture(env, options, args.stdio);
   if (!capture.slots.empty()) {
@@ -106,14 +115,12 @@ void ReadExtras(Napi::Env env, Napi::Object options, const SpawnArgs& args, Spaw
   if (extras->cleanup && !watchdog_configured()) {
     ThrowTypeError(env, "spawn: cleanup needs startWatchdog() first");
   }
+  if (!with_deadline) return;
   Napi::Value deadline_value = options.Get("deadline");
   extras->has_deadline = !deadline_value.IsUndefined();
   if (extras->has_deadline) {
     if (!deadline_value.IsObject()) ThrowTypeError(env, "spawn: deadline must be an object");
     ReadDeadline(env, deadline_value.As<Napi::Object>(), "spawn", &extras->deadline);
-    if (extras->deadline.to_group && !args.setsid && !args.setpgroup) {
-      ThrowTypeError(env, "spawn: deadline.toGroup needs setsid or setpgroup");
-    }
   }
 }
 
@@ -129,17 +136,21 @@ Napi::Value SpawnChecked(const Napi::CallbackInfo& info) {
     ReadPositionalSpawnArgs(env, info, &args);
     on_exit = info[kArgOnExit];
     if (!info[kArgMore].IsUndefined()) {
-      ReadExtras(env, info[kArgMore].As<Napi::Object>(), args, &extras);
+      ReadExtras(env, info[kArgMore].As<Napi::Object>(), args, false, &extras);
     }
+    extras.has_deadline = !info[kArgDeadline].IsUndefined();
+    if (extras.has_deadline)
+      ReadDeadlineNumbers(env, info[kArgDeadline], "spawn", &extras.deadline);
   } else {
     if (info.Length() != 1 || !info[0].IsObject()) {
       ThrowTypeError(env, "spawn: expected exactly one options object");
     }
     Napi::Object options = info[0].As<Napi::Object>();
     ReadSpawnArgs(env, options, &args);
-    ReadExtras(env, options, args, &extras);
+    ReadExtras(env, options, args, true, &extras);
     on_exit = options.Get("onExit");
   }
+  CheckDeadline(env, args, extras);
   if (!on_exit.IsFunction()) ThrowTypeError(env, "spawn: onExit must be a function");
   const CaptureRequest& capture = extras.capture;
 

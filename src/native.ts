@@ -178,14 +178,7 @@ export interface RawSpawnOptions {
 /** The rarely given part of a spawn: the positional call's last argument. */
 export type RawSpawnMore = Pick<
   RawSpawnOptions,
-  | "capture"
-  | "captureLimit"
-  | "onOverflow"
-  | "controls"
-  | "sandbox"
-  | "cleanup"
-  | "deadline"
-  | "contain"
+  "capture" | "captureLimit" | "onOverflow" | "controls" | "sandbox" | "cleanup" | "contain"
 >;
 
 /**
@@ -217,6 +210,8 @@ export interface RawSpawn {
     /** 1 setsid, 2 setpgroup, 4 posix_spawn(3) for a child without controls (else the child path). */
     flags: number,
     onExit: RawExitCallback,
+    /** The run's deadline plan as numbers (nativeDeadlineNumbers in src/spawn/deadline-plan.ts). */
+    deadline?: Float64Array,
     more?: RawSpawnMore,
   ): RawChildHandle;
 }

@@ -32,7 +32,7 @@ import {
   type DeadlinePlan,
   type EndingRecord,
   NO_ENDING,
-  nativeDeadline,
+  nativeDeadlineNumbers,
 } from "./deadline-plan.js";
 import {
   type Engine,
@@ -312,15 +312,13 @@ function spawnMore(
   request: EngineRequest,
   captured: readonly number[],
   onOverflow: ((slot: number) => void) | undefined,
-  plan: DeadlinePlan | undefined,
 ): RawSpawnMore | undefined {
   if (
     captured.length === 0 &&
     request.controls === undefined &&
     request.sandbox === undefined &&
     request.cleanup !== true &&
-    request.contain === undefined &&
-    plan === undefined
+    request.contain === undefined
   ) {
     return undefined;
   }
@@ -341,7 +339,6 @@ function spawnMore(
     sandbox: request.sandbox,
     cleanup: request.cleanup === true ? true : undefined,
     contain: request.contain,
-    deadline: plan === undefined ? undefined : nativeDeadline(plan),
   };
 }
 
@@ -394,7 +391,8 @@ export function nativeEngine(binding: SpawnCapable): Engine {
             rethrowLater(error);
           }
         },
-        spawnMore(request, captured, onOverflow, plan),
+        plan === undefined ? undefined : nativeDeadlineNumbers(plan),
+        spawnMore(request, captured, onOverflow),
       );
       child = new NativeChild(handle, request.stdio.length, captured, plan, close);
       return child;

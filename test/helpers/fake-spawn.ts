@@ -26,23 +26,27 @@ export interface RecordedSpawn extends RawSpawnMore {
   /** flags bit 4: posix_spawn(3) for a child without controls. */
   readonly posixSpawn: boolean;
   readonly onExit: RawExitCallback;
+  /** The deadline plan's numbers (nativeDeadlineNumbers), or undefined. */
+  readonly deadline: Float64Array | undefined;
 }
 
 /** A `spawn` that records its calls in `calls` and returns `start()`'s handle (or throws). */
 export function fakeSpawn(calls: RecordedSpawn[], start: () => RawChildHandle): RawSpawn {
   return ((...args: unknown[]) => {
-    const [file, argv, argvCount, envp, envpCount, cwd, stdio, flags, onExit, more] = args as [
-      string,
-      RawSpawnOptions["argv"],
-      number,
-      RawSpawnOptions["envp"],
-      number,
-      string | undefined,
-      readonly number[],
-      number,
-      RawExitCallback,
-      RawSpawnMore | undefined,
-    ];
+    const [file, argv, argvCount, envp, envpCount, cwd, stdio, flags, onExit, deadline, more] =
+      args as [
+        string,
+        RawSpawnOptions["argv"],
+        number,
+        RawSpawnOptions["envp"],
+        number,
+        string | undefined,
+        readonly number[],
+        number,
+        RawExitCallback,
+        Float64Array | undefined,
+        RawSpawnMore | undefined,
+      ];
     calls.push({
       ...more,
       file,
@@ -57,6 +61,7 @@ export function fakeSpawn(calls: RecordedSpawn[], start: () => RawChildHandle): 
       setpgroup: (flags & 2) !== 0,
       posixSpawn: (flags & 4) !== 0,
       onExit,
+      deadline,
     });
     return start();
   }) as RawSpawn;
