@@ -39,7 +39,7 @@ const TRUE = "/bin/true";
 const ARGV = Buffer.from("/bin/true\0");
 const ENVP = Buffer.alloc(0);
 const IGNORE = [-1, -1, -1];
-const request = engineRequest(spawnInput("spawn", TRUE, [], { stdio: "ignore" }));
+const request = engineRequest(spawnInput("spawn", TRUE, [], { stdio: "ignore" }), undefined);
 const engine = currentEngine();
 // The plan every Subprocess hands the engine (no timeout: only endNow()'s escalation).
 const plan = deadlinePlan({

@@ -139,13 +139,22 @@ function nativeTimeout(plan: DeadlinePlan): number {
 }
 
 /**
+ * One array reused by every spawn: the addon reads it inside the call that
+ * is handed it, before any JavaScript runs again. Over a buffer of its own,
+ * so reading it natively allocates nothing (a small typed array made with a
+ * length lives in V8's heap, and handing it to native code moves it out).
+ */
+const DEADLINE_NUMBERS = new Float64Array(new ArrayBuffer(6 * Float64Array.BYTES_PER_ELEMENT));
+
+/**
  * The same plan as the addon's positional spawn takes it (native/deadline_args.h):
  * [timeoutMs, endSignal, toGroup (0 or 1), graceMs, finalSignal,
  * groupSignalAtExit] in one Float64Array, read natively in one call (the
- * capture limit travels with the capture request).
+ * capture limit travels with the capture request). The array is shared:
+ * pass it to the addon at once.
  */
 export function nativeDeadlineNumbers(plan: DeadlinePlan): Float64Array {
-  const numbers = new Float64Array(6);
+  const numbers = DEADLINE_NUMBERS;
   numbers[0] = nativeTimeout(plan);
   numbers[1] = plan.endSignal;
   numbers[2] = plan.toGroup ? 1 : 0;

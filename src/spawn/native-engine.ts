@@ -110,6 +110,8 @@ class NativeChild implements EngineChild {
   /** Only for an addon built before the deadline keeper: the plan run with JavaScript timers. */
   readonly #jsEnding: JsEnding | undefined;
   readonly #close: (fd: number) => void;
+  /** An ending may have begun: the plan has a timeout, or endNow() was called. */
+  #mayHaveEnded: boolean;
   constructor(
     handle: RawChildHandle,
     stdioCount: number,
@@ -119,6 +121,7 @@ class NativeChild implements EngineChild {
   ) {
     this.#handle = handle;
     this.#close = close;
+    this.#mayHaveEnded = plan !== undefined && plan.timeoutMs !== undefined;
     this.#jsEnding =
       plan === undefined || typeof handle.endNow === "function"
         ? undefined
@@ -142,10 +145,13 @@ class NativeChild implements EngineChild {
   }
   endNow(): EndingRecord {
     if (this.#jsEnding !== undefined) return this.#jsEnding.endNow();
+    this.#mayHaveEnded = true;
     return onEpochScale(this.#handle.endNow?.() ?? null) ?? NO_ENDING;
   }
   ending(): EndingRecord | null {
     if (this.#jsEnding !== undefined) return this.#jsEnding.ending();
+    // Without a timeout only endNow() begins an ending: nothing to ask the addon.
+    if (!this.#mayHaveEnded) return null;
     return onEpochScale(this.#handle.ending?.() ?? null);
   }
   /** The exit arrived: an ending run in JavaScript sends nothing more. */

@@ -93,10 +93,9 @@ export function spawnSync(
   const engine = currentSyncEngine();
   const containment = planContainment(o.contain, engine.native);
   const request: EngineRequest = {
-    ...engineRequest(input),
+    ...engineRequest(input, containment.raw),
     // Piped stdout/stderr are always read (nothing else could drain them).
     capture: undefined,
-    contain: containment.raw,
   };
   let exit: ReturnType<SyncEngine>;
   try {

@@ -89,7 +89,7 @@ export function spawn(
   let containment: ReturnType<typeof planContainment>;
   try {
     containment = planContainment(o.contain, engine.native);
-    request = { ...engineRequest(input), contain: containment.raw };
+    request = engineRequest(input, containment.raw);
   } catch (error) {
     return failedBeforeStart(error);
   }
