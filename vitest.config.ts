@@ -17,7 +17,7 @@ const long = process.env["EXACTSPAWN_TEST_LONG"] === "1";
 // already runs the fallback one (it disables the addon in its own worker).
 const BEHAVIOUR = [
   "test/spawn/behaviour-native.test.ts",
-  "test/spawn/behaviour-child-path.test.ts",
+  "test/spawn/behaviour-posix-spawn.test.ts",
   "test/spawn/behaviour-fallback.test.ts",
   "test/spawn/streams-native.test.ts",
   "test/spawn/streams-fallback.test.ts",

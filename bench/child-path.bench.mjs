@@ -23,6 +23,8 @@ import { median, pairedRatio } from "./stats.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const binding = createRequire(import.meta.url)("node-gyp-build")(root);
+// The exec helper beside the addon, as the library sets it (src/native.ts).
+binding.setHelperPath?.(join(root, "build/Release/exactspawn-helper"));
 const count = Number(process.argv[2] ?? 1000);
 const rounds = Number(process.argv[3] ?? 5);
 const anchor = buildAnchor();

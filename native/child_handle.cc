@@ -24,7 +24,7 @@ class ChildHandle : public Napi::ObjectWrap<ChildHandle> {
   static Napi::Function Define(Napi::Env env) {
     return DefineClass(
         env, "ChildHandle",
-        {InstanceMethod<&ChildHandle::Kill>("kill"),
+        {InstanceAccessor<&ChildHandle::Pid>("pid"), InstanceMethod<&ChildHandle::Kill>("kill"),
          InstanceMethod<&ChildHandle::KillGroup>("killGroup"),
          InstanceMethod<&ChildHandle::KillGroupAtExit>("killGroupAtExit"),
          InstanceMethod<&ChildHandle::EndCaptureAtExit>("endCaptureAtExit"),
@@ -37,10 +37,13 @@ class ChildHandle : public Napi::ObjectWrap<ChildHandle> {
 
   explicit ChildHandle(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ChildHandle>(info) {}
 
-  Watch* watch = nullptr;             // null once the exit has been delivered or the env torn down
+  pid_t pid = 0;           // the child's, for ever (an accessor: no property set per spawn)
+  Watch* watch = nullptr;  // null once the exit has been delivered or the env torn down
   std::shared_ptr<RunEnding> ending;  // null when spawn had no deadline plan
 
  private:
+  Napi::Value Pid(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), pid); }
+
   // The watch while its child is unreaped, else null.
   Watch* Unreaped() const {
     return watch == nullptr || watch->life != Life::kWatching ? nullptr : watch;
@@ -198,6 +201,7 @@ Napi::Function DefineChildHandle(Napi::Env env) { return ChildHandle::Define(env
 
 void AttachHandle(Napi::Object object, Watch* w) {
   ChildHandle* handle = ChildHandle::Unwrap(object);
+  handle->pid = w->pid;
   handle->watch = w;
   handle->ending = w->ending;
   w->handle = handle;

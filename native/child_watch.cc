@@ -44,6 +44,17 @@ void StopWatchingPidfd(Watch* w, bool keep_fd) {
   w->pidfd = -1;
 }
 
+// After the reap: the one-shot registration has reported and was not armed
+// again, and closing the pidfd takes it out of the epoll set, so no
+// epoll_ctl(DEL) is needed. (Should a duplicate of the fd still be open
+// somewhere, a late report names a token no longer known and is ignored.)
+void CloseReapedPidfd(Watch* w) {
+  if (w->pidfd < 0) return;
+  ForgetFd(w->state, &w->token);
+  close(w->pidfd);
+  w->pidfd = -1;
+}
+
 // Environment teardown (worker exit, process exit): stop the event thread,
 // then every watch, without calling into JavaScript; a child that is still
 // running keeps running and is handed to the orphan reaper so it never stays
@@ -191,7 +202,7 @@ void OnPidfdReady(Watch* w) {
     return;
   }
   if (!MoveTo(w, Life::kReaped)) return;
-  StopWatchingPidfd(w, false);
+  CloseReapedPidfd(w);
   if (r > 0 && w->start_status_fd >= 0) {
     w->start_error = read_start_status(w->start_status_fd, &w->start_failure);
   }
@@ -261,13 +272,13 @@ void InitChildWatch(Napi::Env env, Napi::Object exports) {
 Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
                         const CaptureRequest& capture, std::vector<int>* parent_ends,
                         bool guard_group, StartReport* start, const DeadlinePlan* deadline,
-                        StepCgroup* cgroup) {
+                        StepCgroup* cgroup, bool positional, int pidfd) {
   EnvState* s = env.GetInstanceData<EnvState>();
   if (guard_group) {
     StepFailure guard_failure;
-    if (watchdog_guard(pid, &guard_failure) < 0) AbandonChild(env, pid, -1, guard_failure);
+    if (watchdog_guard(pid, &guard_failure) < 0) AbandonChild(env, pid, pidfd, guard_failure);
   }
-  int pidfd = open_pidfd(pid);
+  if (pidfd < 0) pidfd = open_pidfd(pid);
   if (pidfd < 0) AbandonChild(env, pid, -1, {pidfd, "pidfd_open", "watch"});
   // The environment is being torn down: no watch can start (no call failed).
   if (s == nullptr || s->tearing_down)
@@ -292,7 +303,6 @@ Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
     napi_value ctor_value;
     napi_get_reference_value(env, s->handle_ctor, &ctor_value);
     object = Napi::Function(env, ctor_value).New({});
-    object.Set("pid", Napi::Number::New(env, pid));
     if (!capture.slots.empty() && s->scratch == nullptr) {
       s->scratch = std::make_unique<char[]>(kReadChunk);
     }
@@ -309,6 +319,7 @@ Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
   w->pid = pid;
   w->limit = capture.limit;
   w->guarded = guard_group;
+  w->positional = positional;
   w->leader = std::move(leader);
   w->ending = std::move(ending);
   err = WatchFd(w, nullptr, pidfd, &w->token);

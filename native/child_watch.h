@@ -93,9 +93,15 @@ struct CaptureRequest {
 // on success (its path is then empty): the keeper kills it whole at the
 // ending's escalation, the watch kills it at the leader's reap and delivers
 // the exit once the tree is gone, with `tree` (its usage) in the exit.
+// pidfd: the child's pidfd if the start made one (owned by the watch from
+// the call on, closed on failure), else -1: the watch opens one.
+// positional: onExit gets the exit as arguments (exitCode, signal,
+// userCpuMicros, systemCpuMicros, maxRssKiB, output?, tree?), not as one
+// object; a failure is still one Error argument (exit_delivery.cc).
 Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
                         const CaptureRequest& capture, std::vector<int>* parent_ends,
                         bool guard_group = false, StartReport* start = nullptr,
-                        const DeadlinePlan* deadline = nullptr, StepCgroup* cgroup = nullptr);
+                        const DeadlinePlan* deadline = nullptr, StepCgroup* cgroup = nullptr,
+                        bool positional = false, int pidfd = -1);
 
 }  // namespace exactspawn

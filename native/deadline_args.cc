@@ -11,18 +11,23 @@ namespace exactspawn {
 
 namespace {
 
-// A number >= `min` (`min` is -1 for "-1: never" fields, else 0).
+// `number` (deadline.`key`) checked to be >= `min` (`min` is -1 for "-1:
+// never" fields, else 0).
+double CheckedAtLeast(Napi::Env env, double number, const char* who, const char* key, double min) {
+  if (!(number >= min) || (min < 0 && number < 0 && number != -1)) {
+    ThrowTypeError(env, std::string(who) + ": deadline." + key + " is out of range");
+  }
+  return number;
+}
+
+// A number >= `min` read from the plan object.
 double NumberAtLeast(Napi::Env env, Napi::Object object, const char* who, const char* key,
                      double min) {
   Napi::Value value = object.Get(key);
   if (!value.IsNumber()) {
     ThrowTypeError(env, std::string(who) + ": deadline." + key + " must be a number");
   }
-  double number = value.As<Napi::Number>().DoubleValue();
-  if (!(number >= min) || (min < 0 && number < 0 && number != -1)) {
-    ThrowTypeError(env, std::string(who) + ": deadline." + key + " is out of range");
-  }
-  return number;
+  return CheckedAtLeast(env, value.As<Napi::Number>().DoubleValue(), who, key, min);
 }
 
 int64_t Milliseconds(double ms) {
@@ -30,13 +35,18 @@ int64_t Milliseconds(double ms) {
 }
 
 // A signal number 1-64, or 0 where `none_allowed`.
-int SignalNumber(Napi::Env env, Napi::Object object, const char* who, const char* key,
-                 bool none_allowed) {
-  double number = NumberAtLeast(env, object, who, key, 0);
+int CheckedSignal(Napi::Env env, double number, const char* who, const char* key,
+                  bool none_allowed) {
+  CheckedAtLeast(env, number, who, key, 0);
   if (number > 64 || number != std::trunc(number) || (number == 0 && !none_allowed)) {
     ThrowTypeError(env, std::string(who) + ": deadline." + key + " must be a signal number");
   }
   return static_cast<int>(number);
+}
+
+int SignalNumber(Napi::Env env, Napi::Object object, const char* who, const char* key,
+                 bool none_allowed) {
+  return CheckedSignal(env, NumberAtLeast(env, object, who, key, 0), who, key, none_allowed);
 }
 
 }  // namespace
@@ -52,6 +62,26 @@ void ReadDeadline(Napi::Env env, Napi::Object deadline, const char* who, Deadlin
   plan->grace_ms = Milliseconds(NumberAtLeast(env, deadline, who, "graceMs", 0));
   plan->final_signal = SignalNumber(env, deadline, who, "finalSignal", false);
   plan->group_signal_at_exit = SignalNumber(env, deadline, who, "groupSignalAtExit", true);
+}
+
+void ReadDeadlineNumbers(Napi::Env env, Napi::Value numbers, const char* who, DeadlinePlan* plan) {
+  if (!numbers.IsTypedArray() ||
+      numbers.As<Napi::TypedArray>().TypedArrayType() != napi_float64_array ||
+      numbers.As<Napi::TypedArray>().ElementLength() != kDeadlineNumbers) {
+    ThrowTypeError(env, std::string(who) + ": deadline must be a Float64Array of " +
+                            std::to_string(kDeadlineNumbers) + " numbers");
+  }
+  Napi::Float64Array array = numbers.As<Napi::Float64Array>();
+  const double* n = array.Data();
+  plan->timeout_ms = Milliseconds(CheckedAtLeast(env, n[0], who, "timeoutMs", -1));
+  plan->end_signal = CheckedSignal(env, n[1], who, "endSignal", false);
+  if (n[2] != 0 && n[2] != 1) {
+    ThrowTypeError(env, std::string(who) + ": deadline.toGroup must be 0 or 1");
+  }
+  plan->to_group = n[2] == 1;
+  plan->grace_ms = Milliseconds(CheckedAtLeast(env, n[3], who, "graceMs", 0));
+  plan->final_signal = CheckedSignal(env, n[4], who, "finalSignal", false);
+  plan->group_signal_at_exit = CheckedSignal(env, n[5], who, "groupSignalAtExit", true);
 }
 
 size_t ReadCaptureLimit(Napi::Env env, Napi::Object deadline, const char* who) {

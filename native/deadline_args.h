@@ -17,6 +17,12 @@ namespace exactspawn {
 // `who` prefixes the messages ("spawn", "spawnSync").
 void ReadDeadline(Napi::Env env, Napi::Object deadline, const char* who, DeadlinePlan* plan);
 
+// The same plan as numbers, in one Float64Array (spawn's positional form,
+// spawn_args.h): [timeoutMs, endSignal, toGroup (0 or 1), graceMs,
+// finalSignal, groupSignalAtExit], each checked as above.
+constexpr size_t kDeadlineNumbers = 6;
+void ReadDeadlineNumbers(Napi::Env env, Napi::Value numbers, const char* who, DeadlinePlan* plan);
+
 // deadline.captureLimit: bytes kept per captured pipe (SIZE_MAX past 2^53).
 size_t ReadCaptureLimit(Napi::Env env, Napi::Object deadline, const char* who);
 

@@ -24,23 +24,9 @@ namespace exactspawn {
 
 namespace {
 
-bool SetNumber(napi_env env, napi_value object, const char* key, double number) {
-  napi_value value;
-  return napi_create_double(env, number, &value) == napi_ok &&
-         napi_set_named_property(env, object, key, value) == napi_ok;
-}
-
-bool SetString(napi_env env, napi_value object, const char* key, const char* text) {
-  napi_value value;
-  napi_status status = text == nullptr
-                           ? napi_get_null(env, &value)
-                           : napi_create_string_utf8(env, text, NAPI_AUTO_LENGTH, &value);
-  return status == napi_ok && napi_set_named_property(env, object, key, value) == napi_ok;
-}
-
 // output[slot] = Buffer for every captured pipe JavaScript did not take over.
 // Each pipe's memory is released as soon as its Buffer exists.
-bool OutputToJs(napi_env env, Watch* w, napi_value object) {
+bool OutputToJs(napi_env env, Watch* w, napi_value* out) {
   int length = 0;
   for (auto& r : w->readers) length = r->slot + 1 > length ? r->slot + 1 : length;
   napi_value output;
@@ -65,54 +51,85 @@ bool OutputToJs(napi_env env, Watch* w, napi_value object) {
       return false;
     }
   }
-  return napi_set_named_property(env, object, "output", output) == napi_ok;
+  *out = output;
+  return true;
 }
 
 // A number, or null where the kernel did not say (-1).
+bool KnownToJs(napi_env env, int64_t number, napi_value* out) {
+  return (number < 0 ? napi_get_null(env, out)
+                     : napi_create_double(env, static_cast<double>(number), out)) == napi_ok;
+}
+
 bool SetKnown(napi_env env, napi_value object, const char* key, int64_t number) {
   napi_value value;
-  return (number < 0 ? napi_get_null(env, &value)
-                     : napi_create_double(env, static_cast<double>(number), &value)) == napi_ok &&
+  return KnownToJs(env, number, &value) &&
          napi_set_named_property(env, object, key, value) == napi_ok;
 }
 
 // exit.tree: what a contained step's whole tree used (core/cgroup.h).
-bool TreeToJs(napi_env env, const CgroupUsage& usage, napi_value exit) {
+bool TreeToJs(napi_env env, const CgroupUsage& usage, napi_value* out) {
   napi_value tree;
-  return napi_create_object(env, &tree) == napi_ok &&
-         SetKnown(env, tree, "userCpuMicros", usage.user_micros) &&
-         SetKnown(env, tree, "systemCpuMicros", usage.system_micros) &&
-         SetKnown(env, tree, "memoryPeakBytes", usage.memory_peak) &&
-         SetKnown(env, tree, "oomKills", usage.oom_kills) &&
-         napi_set_named_property(env, exit, "tree", tree) == napi_ok;
+  if (napi_create_object(env, &tree) != napi_ok ||
+      !SetKnown(env, tree, "userCpuMicros", usage.user_micros) ||
+      !SetKnown(env, tree, "systemCpuMicros", usage.system_micros) ||
+      !SetKnown(env, tree, "memoryPeakBytes", usage.memory_peak) ||
+      !SetKnown(env, tree, "oomKills", usage.oom_kills)) {
+    return false;
+  }
+  *out = tree;
+  return true;
 }
 
-bool ExitToJs(napi_env env, Watch* w, napi_value* out) {
+// The exit's values in the order of the positional form (child_watch.h):
+// exitCode, signal, userCpuMicros, systemCpuMicros, maxRssKiB, then output
+// and tree where there are any (undefined otherwise). *count: how many.
+constexpr size_t kExitValues = 7;
+constexpr const char* kExitKeys[kExitValues] = {
+    "exitCode", "signal", "userCpuMicros", "systemCpuMicros", "maxRssKiB", "output", "tree"};
+
+bool ExitValues(napi_env env, Watch* w, napi_value* values, size_t* count) {
   const ChildExit& exit = w->exit;
+  *count = 5;
+  if ((exit.exited ? napi_create_int32(env, exit.exit_code, &values[0])
+                   : napi_get_null(env, &values[0])) != napi_ok) {
+    return false;
+  }
+  napi_status status = exit.signal == 0
+                           ? napi_get_null(env, &values[1])
+                           : napi_create_string_utf8(env, signal_name(exit.signal).c_str(),
+                                                     NAPI_AUTO_LENGTH, &values[1]);
+  if (status != napi_ok ||
+      napi_create_double(env, static_cast<double>(exit.user_cpu_micros), &values[2]) != napi_ok ||
+      napi_create_double(env, static_cast<double>(exit.system_cpu_micros), &values[3]) != napi_ok ||
+      !KnownToJs(env, exit.max_rss_kib, &values[4])) {
+    return false;
+  }
+  const bool has_output = !w->readers.empty();
+  if (has_output || w->has_usage) {
+    if (napi_get_undefined(env, &values[5]) != napi_ok) return false;
+    if (has_output && !OutputToJs(env, w, &values[5])) return false;
+    *count = 6;
+  }
+  if (w->has_usage) {
+    if (!TreeToJs(env, w->usage, &values[6])) return false;
+    *count = 7;
+  }
+  return true;
+}
+
+// The object form: { exitCode, signal, userCpuMicros, systemCpuMicros, maxRssKiB, output?, tree? }.
+bool ExitToJs(napi_env env, Watch* w, napi_value* out) {
+  napi_value values[kExitValues];
+  size_t count = 0;
   napi_value object;
-  napi_value code;
-  std::string name = exit.signal != 0 ? signal_name(exit.signal) : std::string();
-  if (napi_create_object(env, &object) != napi_ok) return false;
-  if (exit.exited) {
-    if (napi_create_int32(env, exit.exit_code, &code) != napi_ok) return false;
-  } else if (napi_get_null(env, &code) != napi_ok) {
+  if (!ExitValues(env, w, values, &count) || napi_create_object(env, &object) != napi_ok) {
     return false;
   }
-  if (napi_set_named_property(env, object, "exitCode", code) != napi_ok ||
-      !SetString(env, object, "signal", exit.signal != 0 ? name.c_str() : nullptr) ||
-      !SetNumber(env, object, "userCpuMicros", static_cast<double>(exit.user_cpu_micros)) ||
-      !SetNumber(env, object, "systemCpuMicros", static_cast<double>(exit.system_cpu_micros))) {
-    return false;
+  for (size_t i = 0; i < count; ++i) {
+    if (i == 5 && w->readers.empty()) continue;  // output is set only when captured
+    if (napi_set_named_property(env, object, kExitKeys[i], values[i]) != napi_ok) return false;
   }
-  napi_value max_rss;
-  if ((exit.max_rss_kib < 0
-           ? napi_get_null(env, &max_rss)
-           : napi_create_double(env, static_cast<double>(exit.max_rss_kib), &max_rss)) != napi_ok ||
-      napi_set_named_property(env, object, "maxRssKiB", max_rss) != napi_ok) {
-    return false;
-  }
-  if (!w->readers.empty() && !OutputToJs(env, w, object)) return false;
-  if (w->has_usage && !TreeToJs(env, w->usage, object)) return false;
   *out = object;
   return true;
 }
@@ -151,11 +168,13 @@ bool ConversionErrorToJs(napi_env env, napi_value* out) {
                    "exactspawn: the captured output could not be converted to a Buffer", out);
 }
 
-// Calls fn(receiver, arg) as a top-level callback (nextTicks and microtasks
-// drain afterwards; nested inside a JS call they wait for the outer one).
-void CallJs(napi_env env, napi_value receiver, napi_value fn, napi_value arg) {
+// Calls fn(receiver, ...args) as a top-level callback (nextTicks and
+// microtasks drain afterwards; nested inside a JS call they wait for the
+// outer one).
+void CallJs(napi_env env, napi_value receiver, napi_value fn, size_t argc, const napi_value* args) {
   napi_value ignored;
-  if (napi_make_callback(env, nullptr, receiver, fn, 1, &arg, &ignored) != napi_pending_exception) {
+  if (napi_make_callback(env, nullptr, receiver, fn, argc, args, &ignored) !=
+      napi_pending_exception) {
     return;
   }
   napi_value pending = nullptr;
@@ -198,7 +217,7 @@ void NotifyOverflow(Watch* w, int slot) {
   if (napi_get_reference_value(env, w->on_overflow, &callback) == napi_ok &&
       napi_get_reference_value(env, w->handle_ref, &receiver) == napi_ok && callback != nullptr &&
       receiver != nullptr && napi_create_int32(env, slot, &arg) == napi_ok) {
-    CallJs(env, receiver, callback, arg);
+    CallJs(env, receiver, callback, 1, &arg);
   }
   napi_close_handle_scope(env, scope);
 }
@@ -213,17 +232,28 @@ void Deliver(Watch* w) {
   }
   napi_value callback = nullptr;
   napi_value receiver = nullptr;
-  napi_value result = nullptr;
+  napi_value values[kExitValues];
+  size_t count = 1;
   bool ready = napi_get_reference_value(env, w->on_exit, &callback) == napi_ok &&
                napi_get_reference_value(env, w->handle_ref, &receiver) == napi_ok &&
                callback != nullptr && receiver != nullptr;
   if (ready) {
-    ready = w->reap_error < 0    ? ReapErrorToJs(env, w->reap_error, &result)
-            : w->start_error < 0 ? StartErrorToJs(env, w, &result)
-                                 : ExitToJs(env, w, &result) || ConversionErrorToJs(env, &result);
+    if (w->reap_error < 0) {
+      ready = ReapErrorToJs(env, w->reap_error, &values[0]);
+    } else if (w->start_error < 0) {
+      ready = StartErrorToJs(env, w, &values[0]);
+    } else if (w->positional) {
+      ready = ExitValues(env, w, values, &count);
+      if (!ready) {
+        count = 1;
+        ready = ConversionErrorToJs(env, &values[0]);
+      }
+    } else {
+      ready = ExitToJs(env, w, &values[0]) || ConversionErrorToJs(env, &values[0]);
+    }
   }
   Detach(w, Life::kDelivered);
-  if (ready) CallJs(env, receiver, callback, result);
+  if (ready) CallJs(env, receiver, callback, count, values);
   napi_close_handle_scope(env, scope);
 }
 

@@ -81,13 +81,14 @@ void ResolvePacked(Napi::Env env, const char* key, CStringList* list) {
   list->pointers.push_back(nullptr);
 }
 
-void ReadList(Napi::Env env, Napi::Object options, const char* key, bool non_empty,
-              CStringList* list) {
-  Napi::Value value = options.Get(key);
+// `count` is read only for a packed list (from `counts` at key + "Count"
+// when `count` is null: the options object's form).
+void ReadList(Napi::Env env, Napi::Value value, Napi::Value count, Napi::Object counts,
+              const char* key, bool non_empty, CStringList* list) {
   // Exactly a Uint8Array (a Buffer): IsBuffer() also accepts any other view.
   if (value.IsTypedArray() && value.As<Napi::TypedArray>().TypedArrayType() == napi_uint8_array) {
-    ReadPacked(env, value.As<Napi::Buffer<char>>(), options.Get(std::string(key) + "Count"), key,
-               non_empty, list);
+    if (count.IsEmpty()) count = counts.Get(std::string(key) + "Count");
+    ReadPacked(env, value.As<Napi::Buffer<char>>(), count, key, non_empty, list);
     return;
   }
   if (!value.IsArray()) {
@@ -114,8 +115,7 @@ void ReadList(Napi::Env env, Napi::Object options, const char* key, bool non_emp
 // keeps a sparse 2^32 - 1 element array from sizing an allocation.
 constexpr uint32_t kMaxStdioSlots = 1u << 20;
 
-std::vector<int> ReadStdio(Napi::Env env, Napi::Object options) {
-  Napi::Value value = options.Get("stdio");
+std::vector<int> ReadStdio(Napi::Env env, Napi::Value value) {
   if (!value.IsArray()) ThrowTypeError(env, "spawn: stdio must be an array of fds");
   Napi::Array array = value.As<Napi::Array>();
   uint32_t length = array.Length();
@@ -153,29 +153,67 @@ bool OptionalBool(Napi::Env env, Napi::Object options, const char* key) {
   return value.As<Napi::Boolean>().Value();
 }
 
-void ReadSpawnArgs(Napi::Env env, Napi::Object options, SpawnArgs* args) {
-  Napi::Value file_value = options.Get("file");
+namespace {
+
+void ReadFile(Napi::Env env, Napi::Value file_value, SpawnArgs* args) {
   if (!file_value.IsString()) ThrowTypeError(env, "spawn: file must be a string");
   args->file = StringOf(env, file_value, "spawn: file");
   if (args->file.empty() || args->file[0] != '/') {
     ThrowTypeError(env, "spawn: file must be an absolute path");
   }
-  ReadList(env, options, "argv", true, &args->argv);
-  ReadList(env, options, "envp", false, &args->envp);
-  Napi::Value cwd_value = options.Get("cwd");
+}
+
+void ReadCwd(Napi::Env env, Napi::Value cwd_value, SpawnArgs* args) {
   if (!cwd_value.IsUndefined() && !cwd_value.IsNull()) {
     if (!cwd_value.IsString()) ThrowTypeError(env, "spawn: cwd must be a string");
     args->cwd = StringOf(env, cwd_value, "spawn: cwd");
     args->has_cwd = true;
   }
-  args->stdio = ReadStdio(env, options);
-  args->setsid = OptionalBool(env, options, "setsid");
-  args->setpgroup = OptionalBool(env, options, "setpgroup");
+}
+
+// controls, sandbox and contain: each one sends the child through the child path.
+void ReadChildSteps(Napi::Env env, Napi::Object options, SpawnArgs* args) {
   args->child_path = ReadExecControls(env, options, &args->controls);
   args->sandboxed = ReadSandbox(env, options, &args->sandbox);
   args->child_path = args->child_path || args->sandboxed;
   args->contained = ReadContain(env, options, &args->contain);
   args->child_path = args->child_path || args->contained;
+}
+
+}  // namespace
+
+void ReadSpawnArgs(Napi::Env env, Napi::Object options, SpawnArgs* args) {
+  ReadFile(env, options.Get("file"), args);
+  ReadList(env, options.Get("argv"), Napi::Value(), options, "argv", true, &args->argv);
+  ReadList(env, options.Get("envp"), Napi::Value(), options, "envp", false, &args->envp);
+  ReadCwd(env, options.Get("cwd"), args);
+  args->stdio = ReadStdio(env, options.Get("stdio"));
+  args->setsid = OptionalBool(env, options, "setsid");
+  args->setpgroup = OptionalBool(env, options, "setpgroup");
+  ReadChildSteps(env, options, args);
+}
+
+void ReadPositionalSpawnArgs(Napi::Env env, const Napi::CallbackInfo& info, SpawnArgs* args) {
+  ReadFile(env, info[kArgFile], args);
+  ReadList(env, info[kArgArgv], info[kArgArgvCount], Napi::Object(), "argv", true, &args->argv);
+  ReadList(env, info[kArgEnvp], info[kArgEnvpCount], Napi::Object(), "envp", false, &args->envp);
+  ReadCwd(env, info[kArgCwd], args);
+  args->stdio = ReadStdio(env, info[kArgStdio]);
+  Napi::Value flags_value = info[kArgFlags];
+  double flags = flags_value.IsNumber() ? flags_value.As<Napi::Number>().DoubleValue() : -1;
+  if (!(flags >= 0 && flags <= kSpawnFlagsAll) || flags != std::trunc(flags)) {
+    ThrowTypeError(env, "spawn: flags must be an integer of the spawn flag bits");
+  }
+  const int bits = static_cast<int>(flags);
+  args->setsid = (bits & kSpawnSetsid) != 0;
+  args->setpgroup = (bits & kSpawnSetpgroup) != 0;
+  Napi::Value more = info[kArgMore];
+  if (!more.IsUndefined()) {
+    if (!more.IsObject()) ThrowTypeError(env, "spawn: the last argument must be an object");
+    ReadChildSteps(env, more.As<Napi::Object>(), args);
+  }
+  // The child path unless posix_spawn was asked for a child without steps.
+  args->child_path = args->child_path || (bits & kSpawnPosixSpawn) == 0;
 }
 
 StartedChild::~StartedChild() { end_step_cgroup(&cgroup, 1000, nullptr); }
@@ -231,6 +269,7 @@ void StartChild(Napi::Env env, SpawnArgs& args, StartedChild* child) {
   request.new_session = args.setsid;
   request.new_process_group = args.setpgroup;
   request.cgroup_procs_fd = child->cgroup.procs_fd;  // -1 unless contained
+  request.pidfd = &child->pidfd.fds[0];
 
   ChildPathFailure failure;
   int err = args.child_path ? spawn_child_path(request, args.controls.controls, &child->pid,

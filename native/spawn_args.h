@@ -75,6 +75,39 @@ struct SpawnArgs {
 // Reads and checks the shared fields; throws a TypeError on any bad one.
 void ReadSpawnArgs(Napi::Env env, Napi::Object options, SpawnArgs* args);
 
+// The positional form of spawn() (one call, no option object to read):
+//   spawn(file, argv, argvCount, envp, envpCount, cwd, stdio, flags, onExit,
+//         deadline?, more?)
+// with argv/envp as in the options object (argvCount/envpCount read for a
+// packed Buffer), flags a sum of the kSpawn* bits, deadline undefined or the
+// run's plan as numbers (deadline_args.h ReadDeadlineNumbers), and `more`
+// undefined or an object with the rarely given keys (controls, sandbox,
+// contain; spawn() reads capture, captureLimit, onOverflow and cleanup from
+// it too).
+// Unlike the options object's form, a child without controls takes the child
+// path unless kSpawnPosixSpawn is set.
+enum SpawnArg {
+  kArgFile,
+  kArgArgv,
+  kArgArgvCount,
+  kArgEnvp,
+  kArgEnvpCount,
+  kArgCwd,
+  kArgStdio,
+  kArgFlags,
+  kArgOnExit,
+  kArgDeadline,
+  kArgMore,
+  kArgTotal,
+};
+constexpr int kSpawnSetsid = 1;
+constexpr int kSpawnSetpgroup = 2;
+constexpr int kSpawnPosixSpawn = 4;  // posix_spawn(3) for a child without controls
+constexpr int kSpawnFlagsAll = 7;
+
+// Reads the positional form's shared arguments; TypeError on any bad one.
+void ReadPositionalSpawnArgs(Napi::Env env, const Napi::CallbackInfo& info, SpawnArgs* args);
+
 // Optional boolean field `key` (false when absent); TypeError otherwise.
 bool OptionalBool(Napi::Env env, Napi::Object options, const char* key);
 
@@ -93,6 +126,7 @@ struct StartedChild {
   pid_t pid = 0;
   OwnedFds parent_ends;
   OwnedFds start_status{1};
+  OwnedFds pidfd{1};  // the child's pidfd from its clone (-1: none; the watch opens one)
   StepCgroup cgroup;
   explicit StartedChild(size_t slots) : parent_ends(slots) {}
   ~StartedChild();

@@ -1,4 +1,6 @@
-// spawn_binding.cc — marshalling only. Reads one options object
+// spawn_binding.cc — marshalling only. Reads the positional arguments of
+// spawn_args.h (the engine's form: one call, no object to read; the exit
+// arrives as onExit's arguments, see child_watch.h), or one options object
 //   { file: string, argv: (string|Buffer)[], envp: (string|Buffer)[],
 //     cwd?: string|null, stdio: int[] (>= 3; -1 = /dev/null, -2 = a new pipe),
 //     capture?: int[] (pipe slots >= 1 the addon reads itself),
@@ -79,15 +81,26 @@ size_t ReadCaptureLimit(Napi::Env env, Napi::Object options) {
   return static_cast<size_t>(std::floor(limit));
 }
 
-Napi::Value SpawnChecked(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  if (info.Length() != 1 || !info[0].IsObject()) {
-    ThrowTypeError(env, "spawn: expected exactly one options object");
-  }
-  Napi::Object options = info[0].As<Napi::Object>();
-  SpawnArgs args;
-  ReadSpawnArgs(env, options, &args);
+// The rest of a spawn's options (capture, onOverflow, cleanup, deadline),
+// from `options` (the object form, or the positional form's `more`).
+struct SpawnExtras {
   CaptureRequest capture;
+  bool cleanup = false;
+  bool has_deadline = false;
+  DeadlinePlan deadline;
+};
+
+void CheckDeadline(Napi::Env env, const SpawnArgs& args, const SpawnExtras& extras) {
+  if (extras.has_deadline && extras.deadline.to_group && !args.setsid && !args.setpgroup) {
+    ThrowTypeError(env, "spawn: deadline.toGroup needs setsid or setpgroup");
+  }
+}
+
+// `with_deadline`: options.deadline too (the object form; the positional
+// form passes it as numbers).
+void ReadExtras(Napi::Env env, Napi::Object options, const SpawnArgs& args, bool with_deadline,
+                SpawnExtras* extras) {
+  CaptureRequest& capture = extras->capture;
   capture.slots = ReadCapture(env, options, args.stdio);
   if (!capture.slots.empty()) {
     capture.limit = ReadCaptureLimit(env, options);
@@ -95,25 +108,51 @@ Napi::Value SpawnChecked(const Napi::CallbackInfo& info) {
     if (!on_overflow.IsFunction()) ThrowTypeError(env, "spawn: onOverflow must be a function");
     capture.on_overflow = on_overflow;
   }
-  bool cleanup = OptionalBool(env, options, "cleanup");
-  if (cleanup && !args.setsid && !args.setpgroup) {
+  extras->cleanup = OptionalBool(env, options, "cleanup");
+  if (extras->cleanup && !args.setsid && !args.setpgroup) {
     ThrowTypeError(env, "spawn: cleanup needs setsid or setpgroup (a group of the child's own)");
   }
-  if (cleanup && !watchdog_configured()) {
+  if (extras->cleanup && !watchdog_configured()) {
     ThrowTypeError(env, "spawn: cleanup needs startWatchdog() first");
   }
-  Napi::Value on_exit = options.Get("onExit");
-  if (!on_exit.IsFunction()) ThrowTypeError(env, "spawn: onExit must be a function");
-  DeadlinePlan deadline;
+  if (!with_deadline) return;
   Napi::Value deadline_value = options.Get("deadline");
-  const bool has_deadline = !deadline_value.IsUndefined();
-  if (has_deadline) {
+  extras->has_deadline = !deadline_value.IsUndefined();
+  if (extras->has_deadline) {
     if (!deadline_value.IsObject()) ThrowTypeError(env, "spawn: deadline must be an object");
-    ReadDeadline(env, deadline_value.As<Napi::Object>(), "spawn", &deadline);
-    if (deadline.to_group && !args.setsid && !args.setpgroup) {
-      ThrowTypeError(env, "spawn: deadline.toGroup needs setsid or setpgroup");
-    }
+    ReadDeadline(env, deadline_value.As<Napi::Object>(), "spawn", &extras->deadline);
   }
+}
+
+Napi::Value SpawnChecked(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  SpawnArgs args;
+  SpawnExtras extras;
+  Napi::Value on_exit;
+  // The positional form (spawn_args.h) delivers the exit as arguments.
+  const bool positional = info.Length() >= kArgOnExit + 1;
+  if (positional) {
+    if (info.Length() > kArgTotal) ThrowTypeError(env, "spawn: too many arguments");
+    ReadPositionalSpawnArgs(env, info, &args);
+    on_exit = info[kArgOnExit];
+    if (!info[kArgMore].IsUndefined()) {
+      ReadExtras(env, info[kArgMore].As<Napi::Object>(), args, false, &extras);
+    }
+    extras.has_deadline = !info[kArgDeadline].IsUndefined();
+    if (extras.has_deadline)
+      ReadDeadlineNumbers(env, info[kArgDeadline], "spawn", &extras.deadline);
+  } else {
+    if (info.Length() != 1 || !info[0].IsObject()) {
+      ThrowTypeError(env, "spawn: expected exactly one options object");
+    }
+    Napi::Object options = info[0].As<Napi::Object>();
+    ReadSpawnArgs(env, options, &args);
+    ReadExtras(env, options, args, true, &extras);
+    on_exit = options.Get("onExit");
+  }
+  CheckDeadline(env, args, extras);
+  if (!on_exit.IsFunction()) ThrowTypeError(env, "spawn: onExit must be a function");
+  const CaptureRequest& capture = extras.capture;
 
   bool uncaptured_pipe = false;
   for (size_t i = 0; i < args.stdio.size(); ++i) {
@@ -132,9 +171,12 @@ Napi::Value SpawnChecked(const Napi::CallbackInfo& info) {
     start.file = args.file;
     start.cwd = args.cwd;
   }
-  Napi::Object handle =
-      WatchChild(env, child.pid, on_exit.As<Napi::Function>(), capture, &parent_ends, cleanup,
-                 &start, has_deadline ? &deadline : nullptr, &child.cgroup);
+  // The watch owns the pidfd from here on, whatever happens.
+  const int pidfd = child.pidfd.fds[0];
+  child.pidfd.fds[0] = -1;
+  Napi::Object handle = WatchChild(
+      env, child.pid, on_exit.As<Napi::Function>(), capture, &parent_ends, extras.cleanup, &start,
+      extras.has_deadline ? &extras.deadline : nullptr, &child.cgroup, positional, pidfd);
   child.start_status.fds[0] = start.fd;  // -1 once the watch owns it
   if (uncaptured_pipe) {
     Napi::Array fds = Napi::Array::New(env, parent_ends.size());

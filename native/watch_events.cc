@@ -243,6 +243,12 @@ void RetryFd(EnvState* s, int fd, uint64_t token, int delay_ms) {
   if (s->events.retry_after(token, delay_ms) < 0) RearmFd(s, fd, token);
 }
 
+void ForgetFd(EnvState* s, uint64_t* token) {
+  if (*token == 0) return;
+  s->sources.erase(*token);
+  *token = 0;
+}
+
 void UnwatchFd(EnvState* s, int fd, uint64_t* token) {
   if (*token == 0) return;
   s->events.remove(fd);

@@ -60,9 +60,10 @@ struct Watch {
   Life life = Life::kStarting;
   EnvState* state = nullptr;
   pid_t pid = 0;
-  int pidfd = -1;        // open (and registered with the event thread) until the reap
-  uint64_t token = 0;    // the pidfd's registration
-  bool guarded = false;  // its group is registered with the watchdog (released before the reap)
+  int pidfd = -1;           // open (and registered with the event thread) until the reap
+  uint64_t token = 0;       // the pidfd's registration
+  bool guarded = false;     // its group is registered with the watchdog (released before the reap)
+  bool positional = false;  // the exit goes to onExit as arguments (child_watch.h WatchChild)
   // Sent to the child's group when its leader is a zombie, just before the
   // reap (the zombie pins the group id, so no other process can hold it).
   int group_exit_signal = 0;
@@ -194,6 +195,9 @@ void RearmTreeFd(EnvState* s, int fd, uint64_t token);
 void RearmFd(EnvState* s, int fd, uint64_t token);
 // Asks for one more report of a registered fd after delay_ms.
 void RetryFd(EnvState* s, int fd, uint64_t token, int delay_ms);
+// Forgets a registration whose one-shot event has reported and which was
+// not armed again, without epoll_ctl(DEL): closing its fd next removes it.
+void ForgetFd(EnvState* s, uint64_t* token);
 // Unregisters fd (before it is closed or handed on).
 void UnwatchFd(EnvState* s, int fd, uint64_t* token);
 // From a method JavaScript called (no pass running): asks for a pass on this

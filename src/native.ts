@@ -175,6 +175,47 @@ export interface RawSpawnOptions {
   onExit: (this: RawChildHandle, exit: RawChildExit | Error) => void;
 }
 
+/** The rarely given part of a spawn: the positional call's last argument. */
+export type RawSpawnMore = Pick<
+  RawSpawnOptions,
+  "capture" | "captureLimit" | "onOverflow" | "controls" | "sandbox" | "cleanup" | "contain"
+>;
+
+/**
+ * The exit as the positional call delivers it: its fields as arguments
+ * (output and tree only where there are any), or one Error.
+ */
+export type RawExitCallback = (
+  this: RawChildHandle,
+  exitCode: number | null | Error,
+  signal?: string | null,
+  userCpuMicros?: number,
+  systemCpuMicros?: number,
+  maxRssKiB?: number | null,
+  output?: ReadonlyArray<Buffer | null>,
+  tree?: RawTreeUsage,
+) => void;
+
+/** spawn() in both forms: one options object, or positional (native/spawn_args.h; the engine's). */
+export interface RawSpawn {
+  (options: RawSpawnOptions): RawChildHandle;
+  (
+    file: string,
+    argv: Buffer,
+    argvCount: number,
+    envp: Buffer,
+    envpCount: number,
+    cwd: string | undefined,
+    stdio: readonly number[],
+    /** 1 setsid, 2 setpgroup, 4 posix_spawn(3) for a child without controls (else the child path). */
+    flags: number,
+    onExit: RawExitCallback,
+    /** The run's deadline plan as numbers (nativeDeadlineNumbers in src/spawn/deadline-plan.ts). */
+    deadline?: Float64Array,
+    more?: RawSpawnMore,
+  ): RawChildHandle;
+}
+
 /** A run's first ending as the addon's deadline keeper recorded it. */
 export interface RawEndingRecord {
   /** The timeout began it (else endNow()). */
@@ -245,7 +286,7 @@ export interface NativeBinding {
   readonly napiVersion: number;
   probe(): RawProbe;
   /** posix_spawn + pidfd watch. Throws a Node-style system error with `syscall` and `step` (errors.ts). */
-  spawn?(options: RawSpawnOptions): RawChildHandle;
+  spawn?: RawSpawn;
   /** posix_spawn, then poll(2) on this thread until the child is reaped; no event loop turn. */
   spawnSync?(options: RawSpawnSyncOptions): RawSyncResult;
   /** What the kernel can enforce for `sandbox`: Landlock's ABI (0: none) and the seccomp filter. */

@@ -7,7 +7,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <climits>
 
 namespace exactspawn {
 
@@ -15,6 +17,23 @@ namespace {
 
 int64_t micros(const struct timeval& tv) {
   return static_cast<int64_t>(tv.tv_sec) * 1000000 + static_cast<int64_t>(tv.tv_usec);
+}
+
+// The host's peak RSS (KiB) as last read. A peak only grows, so a value at
+// or below the one last read is at or below the peak now: getrusage(2) is
+// called only for a larger one, not once per reap.
+std::atomic<long> known_host_peak{0};
+
+long host_peak_rss_kib(long at_least) {
+  long known = known_host_peak.load(std::memory_order_relaxed);
+  if (at_least <= known) return known;
+  struct rusage host {};
+  if (getrusage(RUSAGE_SELF, &host) != 0) return LONG_MAX;  // unknown: report no peak
+  long peak = host.ru_maxrss;
+  while (known < peak &&
+         !known_host_peak.compare_exchange_weak(known, peak, std::memory_order_relaxed)) {
+  }
+  return peak;
 }
 
 }  // namespace
@@ -51,8 +70,7 @@ int reap_child(pid_t pid, ChildExit* out) {
   // The host's peak now is at least its peak when the child exec'ed, which
   // the kernel folded into the child's ru_maxrss: only a larger value is the
   // child's (or its descendants').
-  struct rusage host {};
-  out->max_rss_kib = getrusage(RUSAGE_SELF, &host) == 0 && usage.ru_maxrss > host.ru_maxrss
+  out->max_rss_kib = usage.ru_maxrss > host_peak_rss_kib(usage.ru_maxrss)
                          ? static_cast<int64_t>(usage.ru_maxrss)
                          : -1;
   return 1;

@@ -24,6 +24,10 @@
 #include "memfd.h"
 #include "stdio_plan.h"
 
+#ifndef CLONE_PIDFD
+#define CLONE_PIDFD 0x00001000  // Linux 5.2; older C library headers lack it
+#endif
+
 namespace exactspawn {
 
 namespace {
@@ -191,13 +195,14 @@ void name_step(ChildPathFailure* failure, const char* name, const char* step) {
 // Blocks every signal (glibc's internal ones too: a raw call, since glibc's
 // sigprocmask filters them) around clone, so no handler runs in the child
 // before it has reset the dispositions; the child inherits this mask.
-pid_t clone_blocked(ChildArgs* args, void* stack_top, int flags, int* clone_errno) {
+// With CLONE_PIDFD in flags the kernel stores the child's pidfd in *pidfd.
+pid_t clone_blocked(ChildArgs* args, void* stack_top, int flags, int* pidfd, int* clone_errno) {
   // The child's syscall() calls write this thread's errno.
   const int saved_errno = errno;
   uint64_t all = ~uint64_t{0};
   uint64_t old = 0;
   syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, sizeof all);
-  pid_t child = clone(child_main, stack_top, flags, args);
+  pid_t child = clone(child_main, stack_top, flags, args, pidfd);
   *clone_errno = errno;
   syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, nullptr, sizeof old);
   errno = saved_errno;
@@ -310,6 +315,17 @@ int helper_fd(StepFailure* failure) {
 
 }  // namespace
 
+int child_clone_flags(const SpawnRequest& request, const ExecControls& controls) {
+  (void)controls;
+  // The vfork child shares the parent's memory until its exec. CLONE_PIDFD
+  // (Linux 5.2) hands back the child's pidfd in the same call, so the exit
+  // watch needs no pidfd_open; a kernel that ignores the flag leaves the fd
+  // at -1 and the watch opens one (the addon's floor is Linux 5.3).
+  int flags = CLONE_VM | CLONE_VFORK | SIGCHLD;
+  if (request.pidfd != nullptr) flags |= CLONE_PIDFD;
+  return flags;
+}
+
 bool needs_helper(const ExecControls& controls) {
   return controls.set_uid || controls.set_gid || controls.set_groups || controls.sandbox != nullptr;
 }
@@ -419,12 +435,20 @@ int start(const SpawnRequest& request, const ExecControls& controls, const PlanM
     args.helper = {exe, plan_fd, status_pipe[1]};
   }
   int clone_errno = 0;
-  pid_t child = clone_blocked(&args, stack.top(), CLONE_VM | CLONE_VFORK | SIGCHLD, &clone_errno);
+  int pidfd = -1;
+  const int flags = child_clone_flags(request, controls);
+  pid_t child = clone_blocked(&args, stack.top(), flags, &pidfd, &clone_errno);
+  if (child < 0 && (flags & CLONE_PIDFD) != 0 && (clone_errno == EMFILE || clone_errno == ENFILE)) {
+    // No fd left for the pidfd: start the child all the same; the watch's
+    // own pidfd_open then names the shortage at its step.
+    child = clone_blocked(&args, stack.top(), flags & ~CLONE_PIDFD, &pidfd, &clone_errno);
+  }
   if (plan_fd >= 0) close(plan_fd);
   if (status_pipe[1] >= 0) close(status_pipe[1]);
   if (child < 0 || args.failure.err != 0) {
     if (status_pipe[0] >= 0) close(status_pipe[0]);
     if (child < 0) return -clone_errno;
+    if (pidfd >= 0) close(pidfd);
     reap_failed(child);
     name_step(failure, args.failure.syscall, args.failure.step);
     failure->in_child = true;
@@ -437,6 +461,11 @@ int start(const SpawnRequest& request, const ExecControls& controls, const PlanM
   // child has been reaped (read_start_status).
   *start_status_fd = status_pipe[0];
   *pid = child;
+  if (request.pidfd != nullptr) {
+    *request.pidfd = pidfd;
+  } else if (pidfd >= 0) {
+    close(pidfd);
+  }
   return 0;
 }
 

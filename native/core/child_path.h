@@ -91,6 +91,11 @@ struct ChildPathFailure {
   std::string path;
 };
 
+// The flags of the child's clone(2): the one place they are chosen (a
+// namespace a request asks for is added here). CLONE_VM | CLONE_VFORK |
+// SIGCHLD, plus CLONE_PIDFD when the request asks for the child's pidfd.
+int child_clone_flags(const SpawnRequest& request, const ExecControls& controls);
+
 // Whether the child runs its target steps in the exec helper (it changes its
 // credentials, or is sandboxed: the vfork child keeps only signals,
 // session/group, stdio and one execve).

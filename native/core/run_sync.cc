@@ -49,6 +49,7 @@ class SyncLoop {
  public:
   SyncLoop(const SyncRun& run, SyncOutcome* outcome, StepFailure* failure)
       : run_(run), outcome_(outcome), failure_(failure) {
+    pidfd_ = run.pidfd;  // owned from here on (closed by the destructor)
     stdin_fd_ = run.stdin_fd;
     output_fds_[0] = run.output_fds[0];
     output_fds_[1] = run.output_fds[1];
@@ -130,9 +131,11 @@ class SyncLoop {
 
  private:
   int prepare() {
-    int fd = open_pidfd(run_.pid);
-    if (fd < 0) return abandon({fd, "pidfd_open", "wait"});
-    pidfd_ = fd;
+    if (pidfd_ < 0) {
+      int fd = open_pidfd(run_.pid);
+      if (fd < 0) return abandon({fd, "pidfd_open", "wait"});
+      pidfd_ = fd;
+    }
     if (stdin_fd_ >= 0 && run_.input_length == 0) close_owned(&stdin_fd_);
     if (stdin_fd_ >= 0) {
       int err = set_nonblocking(stdin_fd_);

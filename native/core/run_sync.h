@@ -30,6 +30,7 @@ namespace exactspawn {
 
 struct SyncRun {
   pid_t pid = 0;
+  int pidfd = -1;               // the child's pidfd from its start (owned), or -1: one is opened
   int stdin_fd = -1;            // parent's write end of the child's stdin, or -1
   const char* input = nullptr;  // written to stdin_fd, which is then closed
   size_t input_length = 0;

@@ -142,6 +142,7 @@ int spawn_process(const SpawnRequest& request, pid_t* pid) {
       request.stdio == nullptr || request.stdio_count < 3) {
     return -EINVAL;
   }
+  if (request.pidfd != nullptr) *request.pidfd = -1;
   const FileActionsNp& np = file_actions_np();
   if (np.addclosefrom == nullptr || (request.cwd != nullptr && np.addchdir == nullptr) ||
       request.cgroup_procs_fd >= 0) {

@@ -34,6 +34,11 @@ struct SpawnRequest {
   // A contained step's cgroup.procs (core/cgroup.h), or -1. The child enters
   // that cgroup first thing: such a child always takes the child path.
   int cgroup_procs_fd = -1;
+  // Out, optional: where the child path stores the child's pidfd, taken from
+  // clone(CLONE_PIDFD) (close-on-exec; the caller owns it), or -1 where it
+  // has none (posix_spawn, or a kernel that did not fill it in): the caller
+  // then opens one with pidfd_open.
+  int* pidfd = nullptr;
 };
 
 // Starts the child; on success stores its pid. Returns 0 or -errno.

@@ -124,7 +124,7 @@ export function endingFailure(endings: readonly Ending[]): FailureReason | null 
 
 export function nativeDeadline(plan: DeadlinePlan): RawDeadline {
   return {
-    timeoutMs: plan.timeoutMs === undefined ? -1 : Math.ceil(plan.timeoutMs),
+    timeoutMs: nativeTimeout(plan),
     endSignal: plan.endSignal,
     toGroup: plan.toGroup,
     graceMs: Math.ceil(plan.graceMs),
@@ -132,4 +132,34 @@ export function nativeDeadline(plan: DeadlinePlan): RawDeadline {
     groupSignalAtExit: plan.groupSignalAtLeaderExit,
     captureLimit: plan.maxBuffer,
   };
+}
+
+function nativeTimeout(plan: DeadlinePlan): number {
+  return plan.timeoutMs === undefined ? -1 : Math.ceil(plan.timeoutMs);
+}
+
+/**
+ * One array reused by every spawn: the addon reads it inside the call that
+ * is handed it, before any JavaScript runs again. Over a buffer of its own,
+ * so reading it natively allocates nothing (a small typed array made with a
+ * length lives in V8's heap, and handing it to native code moves it out).
+ */
+const DEADLINE_NUMBERS = new Float64Array(new ArrayBuffer(6 * Float64Array.BYTES_PER_ELEMENT));
+
+/**
+ * The same plan as the addon's positional spawn takes it (native/deadline_args.h):
+ * [timeoutMs, endSignal, toGroup (0 or 1), graceMs, finalSignal,
+ * groupSignalAtExit] in one Float64Array, read natively in one call (the
+ * capture limit travels with the capture request). The array is shared:
+ * pass it to the addon at once.
+ */
+export function nativeDeadlineNumbers(plan: DeadlinePlan): Float64Array {
+  const numbers = DEADLINE_NUMBERS;
+  numbers[0] = nativeTimeout(plan);
+  numbers[1] = plan.endSignal;
+  numbers[2] = plan.toGroup ? 1 : 0;
+  numbers[3] = Math.ceil(plan.graceMs);
+  numbers[4] = plan.finalSignal;
+  numbers[5] = plan.groupSignalAtLeaderExit;
+  return numbers;
 }

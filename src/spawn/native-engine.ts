@@ -6,12 +6,12 @@
  * builds a stream; the first access to such a stream takes the pipe over
  * and wraps it like every other parent end (pipeEnd below).
  *
- * A request with exec controls goes through the addon's own child path
- * (clone + execve) instead of posix_spawn, which stays the path of every
- * other spawn (it costs slightly less parent CPU). EXACTSPAWN_CHILD_PATH=1,
- * read when the engine is made (at the first spawn), sends every spawn
- * through the child path: the test suites use it to prove both paths with
- * the same tests.
+ * Every spawn goes through the addon's own child path (clone + execve), the
+ * cheaper of the two exact start paths in parent CPU (docs/performance.md).
+ * EXACTSPAWN_CHILD_PATH=posix_spawn, read when the engine is made (at the
+ * first spawn), sends every spawn without exec controls through
+ * posix_spawn(3) instead: the test suites use it to prove both paths with
+ * the same tests. A request with exec controls always takes the child path.
  */
 import { closeSync } from "node:fs";
 import { Socket } from "node:net";
@@ -21,17 +21,18 @@ import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { packedEnvp, packStrings } from "../env-input.js";
 import type {
   NativeBinding,
-  RawChildExit,
   RawChildHandle,
   RawEndingRecord,
   RawExecControls,
+  RawSpawnMore,
   RawSpawnOptions,
+  RawTreeUsage,
 } from "../native.js";
 import {
   type DeadlinePlan,
   type EndingRecord,
   NO_ENDING,
-  nativeDeadline,
+  nativeDeadlineNumbers,
 } from "./deadline-plan.js";
 import {
   type Engine,
@@ -109,6 +110,8 @@ class NativeChild implements EngineChild {
   /** Only for an addon built before the deadline keeper: the plan run with JavaScript timers. */
   readonly #jsEnding: JsEnding | undefined;
   readonly #close: (fd: number) => void;
+  /** An ending may have begun: the plan has a timeout, or endNow() was called. */
+  #mayHaveEnded: boolean;
   constructor(
     handle: RawChildHandle,
     stdioCount: number,
@@ -118,6 +121,7 @@ class NativeChild implements EngineChild {
   ) {
     this.#handle = handle;
     this.#close = close;
+    this.#mayHaveEnded = plan !== undefined && plan.timeoutMs !== undefined;
     this.#jsEnding =
       plan === undefined || typeof handle.endNow === "function"
         ? undefined
@@ -141,10 +145,13 @@ class NativeChild implements EngineChild {
   }
   endNow(): EndingRecord {
     if (this.#jsEnding !== undefined) return this.#jsEnding.endNow();
+    this.#mayHaveEnded = true;
     return onEpochScale(this.#handle.endNow?.() ?? null) ?? NO_ENDING;
   }
   ending(): EndingRecord | null {
     if (this.#jsEnding !== undefined) return this.#jsEnding.ending();
+    // Without a timeout only endNow() begins an ending: nothing to ask the addon.
+    if (!this.#mayHaveEnded) return null;
     return onEpochScale(this.#handle.ending?.() ?? null);
   }
   /** The exit arrived: an ending run in JavaScript sends nothing more. */
@@ -174,17 +181,6 @@ function onEpochScale(record: RawEndingRecord | null): EndingRecord | null {
   return { ...record, at: epochOfMonotonic(record.at) };
 }
 
-function toExit(raw: RawChildExit | Error): EngineExit | Error {
-  if (raw instanceof Error) return raw;
-  return {
-    exitCode: raw.exitCode,
-    signal: raw.signal,
-    resourceUsage: resourceUsageOf(raw),
-    output: raw.output,
-    ...(oomKilled(raw) ? { oomKilled: true } : {}),
-  };
-}
-
 /** The addon's stdio array: an fd per slot, -1 for /dev/null, -2 for a new pipe. */
 export function stdioFds(request: EngineRequest): number[] {
   const stdio = request.stdio;
@@ -211,21 +207,24 @@ export function packedArgs(
 
 const NO_CONTROLS: RawExecControls = Object.freeze({});
 
-/** EXACTSPAWN_CHILD_PATH=1: every spawn of an engine made now takes the child path. */
-export function childPathForced(): boolean {
-  return process.env["EXACTSPAWN_CHILD_PATH"] === "1";
+/**
+ * EXACTSPAWN_CHILD_PATH=posix_spawn: spawns without exec controls of an
+ * engine made now start through posix_spawn(3) rather than the child path.
+ */
+export function posixSpawnAsked(): boolean {
+  return process.env["EXACTSPAWN_CHILD_PATH"] === "posix_spawn";
 }
 
 /**
- * The addon's `controls` for a request: absent (posix_spawn) unless controls
- * were asked for or the child path is forced for every spawn.
+ * The addon's `controls` for a request: its controls, else an empty set (the
+ * child path, the default), else absent when posix_spawn was asked for.
  */
 export function nativeControls(
   request: EngineRequest,
-  alwaysChildPath: boolean,
+  posixSpawn: boolean,
 ): RawExecControls | undefined {
   if (request.controls !== undefined) return rawControls(request.controls);
-  return alwaysChildPath ? NO_CONTROLS : undefined;
+  return posixSpawn ? undefined : NO_CONTROLS;
 }
 
 function rawControls(controls: ExecControls): RawExecControls {
@@ -241,17 +240,11 @@ function rawControls(controls: ExecControls): RawExecControls {
   return raw;
 }
 
-/** Never lets an exception travel back into the addon's loop callback: it is rethrown on the next tick. */
-function guarded<T>(callback: (arg: T) => void): (arg: T) => void {
-  return (arg) => {
-    try {
-      callback(arg);
-    } catch (error) {
-      process.nextTick(() => {
-        throw error;
-      });
-    }
-  };
+/** Rethrows on the next tick: no exception travels back into the addon's loop callback. */
+function rethrowLater(error: unknown): void {
+  process.nextTick(() => {
+    throw error;
+  });
 }
 
 /** Starts the addon's watchdog once per engine (the addon replaces one that died). */
@@ -275,8 +268,88 @@ function fdCloser(binding: NativeBinding): (fd: number) => void {
   return closeFd === undefined ? (fd) => closeSync(fd) : (fd) => void closeFd(fd);
 }
 
+/** The addon's spawn flag bits (native/spawn_args.h). */
+const SETSID = 1;
+const SETPGROUP = 2;
+const POSIX_SPAWN = 4;
+
+/** The flags of a request: its session and group, and posix_spawn when asked for. */
+function spawnFlags(request: EngineRequest, posixSpawn: boolean): number {
+  return (
+    (request.setsid ? SETSID : 0) |
+    (request.setpgroup ? SETPGROUP : 0) |
+    (posixSpawn ? POSIX_SPAWN : 0)
+  );
+}
+
+/** The exit the addon delivers as arguments (native/child_watch.h), as the engine reports it. */
+function exitOf(
+  exitCode: number | null,
+  signal: string | null,
+  userCpuMicros: number,
+  systemCpuMicros: number,
+  maxRssKiB: number | null,
+  output: ReadonlyArray<Buffer | null> | undefined,
+  tree: RawTreeUsage | undefined,
+): EngineExit {
+  if (tree === undefined) {
+    return {
+      exitCode,
+      signal,
+      resourceUsage: { userCpuMicros, systemCpuMicros, maxRssKiB },
+      output,
+    };
+  }
+  const raw = { userCpuMicros, systemCpuMicros, maxRssKiB, tree };
+  return {
+    exitCode,
+    signal,
+    resourceUsage: resourceUsageOf(raw),
+    output,
+    ...(oomKilled(raw) ? { oomKilled: true } : {}),
+  };
+}
+
+/**
+ * The rarely given part of a spawn (the positional call's last argument), or
+ * undefined for a plain spawn: nothing to build or read.
+ */
+function spawnMore(
+  request: EngineRequest,
+  captured: readonly number[],
+  onOverflow: ((slot: number) => void) | undefined,
+): RawSpawnMore | undefined {
+  if (
+    captured.length === 0 &&
+    request.controls === undefined &&
+    request.sandbox === undefined &&
+    request.cleanup !== true &&
+    request.contain === undefined
+  ) {
+    return undefined;
+  }
+  return {
+    capture: captured.length > 0 ? captured : undefined,
+    captureLimit: captured.length > 0 ? request.capture!.maxBuffer : undefined,
+    onOverflow:
+      captured.length > 0
+        ? (slot) => {
+            try {
+              onOverflow?.(slot);
+            } catch (error) {
+              rethrowLater(error);
+            }
+          }
+        : undefined,
+    controls: request.controls === undefined ? undefined : rawControls(request.controls),
+    sandbox: request.sandbox,
+    cleanup: request.cleanup === true ? true : undefined,
+    contain: request.contain,
+  };
+}
+
 export function nativeEngine(binding: SpawnCapable): Engine {
-  const alwaysChildPath = childPathForced();
+  const posixSpawn = posixSpawnAsked();
   const close = fdCloser(binding);
   const startWatchdog = watchdogStarter(binding);
   return {
@@ -293,26 +366,40 @@ export function nativeEngine(binding: SpawnCapable): Engine {
       const captured = capture !== undefined && capture.slots.length > 0 ? capture.slots : NONE;
       // Assigned before the exit can arrive (it never arrives inside spawn()).
       let child: NativeChild | undefined;
-      const handle = binding.spawn({
-        file: request.file,
-        ...packedArgs(request),
-        cwd: request.cwd,
-        stdio: stdioFds(request),
-        capture: captured.length > 0 ? captured : undefined,
-        captureLimit: captured.length > 0 ? capture!.maxBuffer : undefined,
-        onOverflow: captured.length > 0 ? guarded((slot) => onOverflow?.(slot)) : undefined,
-        setsid: request.setsid,
-        setpgroup: request.setpgroup,
-        controls: nativeControls(request, alwaysChildPath),
-        sandbox: request.sandbox,
-        cleanup: request.cleanup === true ? true : undefined,
-        contain: request.contain,
-        deadline: plan === undefined ? undefined : nativeDeadline(plan),
-        onExit: guarded((raw) => {
-          child?.exited();
-          onExit(toExit(raw));
-        }),
-      });
+      const argv = packStrings(request.argv, "spawn: argv", request.argvBytes);
+      const envp = packedEnvp(request.entries);
+      const handle = binding.spawn(
+        request.file,
+        argv.bytes,
+        argv.count,
+        envp.bytes,
+        envp.count,
+        request.cwd,
+        stdioFds(request),
+        spawnFlags(request, posixSpawn),
+        (exitCode, signal, userCpuMicros, systemCpuMicros, maxRssKiB, output, tree) => {
+          try {
+            child?.exited();
+            onExit(
+              exitCode instanceof Error
+                ? exitCode
+                : exitOf(
+                    exitCode,
+                    signal!,
+                    userCpuMicros!,
+                    systemCpuMicros!,
+                    maxRssKiB!,
+                    output,
+                    tree,
+                  ),
+            );
+          } catch (error) {
+            rethrowLater(error);
+          }
+        },
+        plan === undefined ? undefined : nativeDeadlineNumbers(plan),
+        spawnMore(request, captured, onOverflow),
+      );
       child = new NativeChild(handle, request.stdio.length, captured, plan, close);
       return child;
     },

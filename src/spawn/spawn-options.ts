@@ -148,6 +148,12 @@ export interface NormalizedOptions {
 
 const DEFAULT_MAX_BUFFER = 64 * 1024 * 1024;
 
+/**
+ * The default environment, an empty one: frozen and shared, so its entries
+ * and its packed envp are made once (envEntriesOnce), not per spawn.
+ */
+const NO_ENV: EnvInput = Object.freeze({});
+
 function fail(message: string): never {
   throw new TypeError(`spawn: ${message}`);
 }
@@ -247,7 +253,7 @@ export function normalizeOptions(options: SpawnOptions | undefined): NormalizedO
     fail("options.cleanup needs a process group of the child's own (processGroup or setsid)");
   }
   return {
-    env: o.env ?? {},
+    env: o.env ?? NO_ENV,
     path: o.path,
     cwd: o.cwd,
     argv0: o.argv0,

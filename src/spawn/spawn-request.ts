@@ -15,6 +15,7 @@ import { resolve } from "node:path";
 import { type EnvEntry, envEntriesOnce } from "../env-input.js";
 import { displayName, systemError } from "../errors.js";
 import { footprintOf, limitsWithChildStack, probeLimits } from "../limits.js";
+import type { RawContain } from "../native.js";
 import type { CaptureRequest, EngineRequest } from "./engine.js";
 import { childStackSoft, type ExecControls } from "./exec-controls.js";
 import { outputLimit } from "./output-limit.js";
@@ -81,10 +82,13 @@ function offenders(
 }
 
 /**
- * The request for an engine. Throws what resolving `file` throws, or a
- * SpawnError when the exec would not fit the kernel's limits.
+ * The request for an engine, with a contained step's cgroup (`contain`,
+ * from planContainment). Throws what resolving `file` throws, or a
+ * SpawnError when the exec would not fit the kernel's limits. One object
+ * literal of one shape for every spawn (a spread copy with a key added made
+ * V8 build a new hidden class per spawn).
  */
-export function engineRequest(input: SpawnInput): EngineRequest {
+export function engineRequest(input: SpawnInput, contain: RawContain | undefined): EngineRequest {
   const o = input.options;
   // The parent's PATH is read only for a file that needs a search.
   const searchPath = input.file.includes("/") ? undefined : (o.path ?? process.env["PATH"]);
@@ -110,6 +114,7 @@ export function engineRequest(input: SpawnInput): EngineRequest {
         ? undefined
         : resolveSandbox(o.sandbox, undefined, changesCredentials(o.controls)),
     capture: o.buffer ? captureRequest(o.stdio, outputLimit(o.maxBuffer, o.encoding)) : undefined,
+    contain,
   };
 }
 

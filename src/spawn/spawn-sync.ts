@@ -110,10 +110,9 @@ function runSync(
   const engine = currentSyncEngine();
   const containment = planContainment(o.contain, engine.native);
   const request: EngineRequest = {
-    ...engineRequest(input),
+    ...engineRequest(input, containment.raw),
     // Piped stdout/stderr are always read (nothing else could drain them).
     capture: undefined,
-    contain: containment.raw,
   };
   let exit: ReturnType<SyncEngine>;
   try {

@@ -98,7 +98,7 @@ function startSubprocess(
   let containment: ReturnType<typeof planContainment>;
   try {
     containment = planContainment(o.contain, engine.native);
-    request = { ...engineRequest(input), contain: containment.raw };
+    request = engineRequest(input, containment.raw);
   } catch (error) {
     return failedBeforeStart(error);
   }

@@ -16,9 +16,9 @@ import { type EngineRequest, oomKilled, type ResourceUsage, resourceUsageOf } fr
 import { envObject, FallbackUnsupportedError, fallbackIds, utf8 } from "./fallback-engine.js";
 import { epochOfMonotonic } from "./monotonic-time.js";
 import {
-  childPathForced,
   nativeControls,
   packedArgs,
+  posixSpawnAsked,
   stdioFds,
   watchdogStarter,
 } from "./native-engine.js";
@@ -55,7 +55,7 @@ export function canRunSyncNatively(binding: NativeBinding | null): binding is Sy
 }
 
 export function nativeSyncEngine(binding: SyncCapable): SyncEngine {
-  const alwaysChildPath = childPathForced();
+  const posixSpawn = posixSpawnAsked();
   const startWatchdog = watchdogStarter(binding);
   return (request, bounds) => {
     // A contained step's cgroup is registered with the watchdog (host death).
@@ -69,7 +69,7 @@ export function nativeSyncEngine(binding: SyncCapable): SyncEngine {
       deadline: nativeDeadline(bounds.deadline),
       setsid: request.setsid,
       setpgroup: request.setpgroup,
-      controls: nativeControls(request, alwaysChildPath),
+      controls: nativeControls(request, posixSpawn),
       sandbox: request.sandbox,
       contain: request.contain,
     });

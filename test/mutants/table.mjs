@@ -207,7 +207,7 @@ export const MUTANTS = [
     search: "if (syscall(SYS_close_range, next, ~0U, 0) != 0)",
     replace: "if (false)",
     native: true,
-    tests: ["test/spawn/behaviour-child-path.test.ts"],
+    tests: ["test/spawn/behaviour-native.test.ts"],
   },
   {
     name: "empty-signal-mask",
@@ -216,7 +216,7 @@ export const MUTANTS = [
     search: "if (syscall(SYS_rt_sigprocmask, SIG_SETMASK, &empty, nullptr, sizeof empty) != 0) {",
     replace: "if (false) {",
     native: true,
-    tests: ["test/spawn/behaviour-child-path.test.ts"],
+    tests: ["test/spawn/behaviour-native.test.ts"],
   },
   {
     name: "posix-spawn-closefrom",

@@ -36,10 +36,10 @@ function thrownBy(run: () => unknown): unknown {
 describe.runIf(native)("native failures name their call and step", () => {
   it.each([
     [
-      "a missing program (posix_spawn)",
+      "a missing program (the default start path, the child path)",
       "/nonexistent/program",
       {},
-      { code: "ENOENT", syscall: "posix_spawn", step: "spawn" },
+      { code: "ENOENT", syscall: "execve", step: "exec" },
     ],
     [
       "a missing program on the child path",

@@ -40,16 +40,20 @@ import {
   zombieChildren,
 } from "../fixtures/process-state.js";
 
-/** "child-path": the native engine with EXACTSPAWN_CHILD_PATH=1 (see native-engine.ts). */
-export type Mode = "native" | "child-path" | "fallback";
+/**
+ * "native": the native engine on its default start path (the addon's own child
+ * path); "posix-spawn": the same with EXACTSPAWN_CHILD_PATH=posix_spawn (see
+ * native-engine.ts).
+ */
+export type Mode = "native" | "posix-spawn" | "fallback";
 
 const settle = () => new Promise((r) => setImmediate(r));
 
 export function behaviourSuite(mode: Mode): void {
   const native = mode !== "fallback";
-  const childPath = mode === "child-path";
   /** The syscall an exec failure names: the child path reports the execve itself. */
-  const execSyscall = mode === "fallback" ? "spawn" : childPath ? "execve" : "posix_spawn";
+  const execSyscall =
+    mode === "fallback" ? "spawn" : mode === "posix-spawn" ? "posix_spawn" : "execve";
   let inspect: string;
   let broken: BrokenFiles;
 

@@ -16,7 +16,7 @@ import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { nativeStatus, type SpawnOptions, spawn } from "../../src/index.js";
-import { type NativeBinding, nativeBinding } from "../../src/native.js";
+import { type NativeBinding, nativeBinding, type RawSpawnOptions } from "../../src/native.js";
 import {
   eventually,
   isRunning,
@@ -230,7 +230,7 @@ describe.runIf(nativeStatus().loaded)("the addon's controls object (marshalling)
             throw new Error("nothing may start");
           },
           ...extra,
-        } as Parameters<Required<NativeBinding>["spawn"]>[0]),
+        } as RawSpawnOptions),
       ).toThrow(new RegExp(`^spawn: ${what.replace(/[[\]().]/g, "\\$&")}`));
       expect(zombieChildren()).toEqual([]);
     });

@@ -20,7 +20,7 @@ async function noticeLevel(reason: string): Promise<unknown[]> {
   try {
     const exited = new Promise((resolve) => {
       fallbackEngine(reason).start(
-        engineRequest(spawnInput("spawn", "/bin/true", [], {})),
+        engineRequest(spawnInput("spawn", "/bin/true", [], {}), undefined),
         resolve,
         () => {},
       );

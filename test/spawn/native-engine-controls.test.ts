@@ -1,26 +1,27 @@
 /**
  * Which start path the native engine asks the addon for, driven with a fake
- * binding: posix_spawn (no `controls`) unless an exec control is set or
- * EXACTSPAWN_CHILD_PATH=1 forces the child path; controls are passed in the
+ * binding: the child path (the posix_spawn flag clear) unless
+ * EXACTSPAWN_CHILD_PATH=posix_spawn asks for posix_spawn (flag 4) for spawns
+ * without exec controls; controls are passed in the
  * addon's shape ([name, soft, hard] limits, numeric signals). Seen red once with
  * one control left out of rawControls and with the env switch ignored.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { NativeBinding, RawChildHandle, RawSpawnOptions } from "../../src/native.js";
+import type { NativeBinding, RawChildHandle } from "../../src/native.js";
 import type { EngineRequest } from "../../src/spawn/engine.js";
 import { normalizeExecControls } from "../../src/spawn/exec-controls.js";
 import { nativeEngine } from "../../src/spawn/native-engine.js";
+import { fakeSpawn, type RecordedSpawn } from "../helpers/fake-spawn.js";
 
 function fakeBinding() {
-  const calls: RawSpawnOptions[] = [];
+  const calls: RecordedSpawn[] = [];
   const binding = {
     sourceStamp: "fake",
     napiVersion: 8,
     probe: () => {
       throw new Error("unused");
     },
-    spawn: (options: RawSpawnOptions): RawChildHandle => {
-      calls.push(options);
+    spawn: fakeSpawn(calls, (): RawChildHandle => {
       return {
         pid: 4242,
         kill: () => 0,
@@ -29,7 +30,7 @@ function fakeBinding() {
         unref: () => {},
         hasRef: () => true,
       };
-    },
+    }),
   } satisfies NativeBinding;
   return { binding, calls };
 }
@@ -52,10 +53,11 @@ describe("nativeEngine: start path", () => {
     else process.env["EXACTSPAWN_CHILD_PATH"] = saved;
   });
 
-  it("keeps posix_spawn (no controls object) when no control is set", () => {
+  it("takes the child path (no posix_spawn flag, no controls) when no control is set", () => {
     delete process.env["EXACTSPAWN_CHILD_PATH"];
     const { binding, calls } = fakeBinding();
     nativeEngine(binding).start(request(undefined), () => {});
+    expect(calls[0]!.posixSpawn).toBe(false);
     expect(calls[0]!.controls).toBeUndefined();
   });
 
@@ -88,10 +90,18 @@ describe("nativeEngine: start path", () => {
     });
   });
 
-  it("EXACTSPAWN_CHILD_PATH=1 sends a spawn without controls through the child path", () => {
-    process.env["EXACTSPAWN_CHILD_PATH"] = "1";
+  it("EXACTSPAWN_CHILD_PATH=posix_spawn sends a spawn without controls through posix_spawn", () => {
+    process.env["EXACTSPAWN_CHILD_PATH"] = "posix_spawn";
     const { binding, calls } = fakeBinding();
     nativeEngine(binding).start(request(undefined), () => {});
-    expect(calls[0]!.controls).toEqual({});
+    expect(calls[0]!.posixSpawn).toBe(true);
+    expect(calls[0]!.controls).toBeUndefined();
+  });
+
+  it("keeps the child path for a spawn with controls when posix_spawn is asked for", () => {
+    process.env["EXACTSPAWN_CHILD_PATH"] = "posix_spawn";
+    const { binding, calls } = fakeBinding();
+    nativeEngine(binding).start(request(normalizeExecControls({ umask: 0o22 })), () => {});
+    expect(calls[0]!.controls).toEqual({ umask: 0o22 });
   });
 });

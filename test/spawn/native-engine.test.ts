@@ -4,20 +4,20 @@
  * how a captured slot is taken over.
  */
 import { describe, expect, it } from "vitest";
-import type { NativeBinding, RawChildHandle, RawSpawnOptions } from "../../src/native.js";
+import type { NativeBinding, RawChildHandle } from "../../src/native.js";
 import type { EngineRequest } from "../../src/spawn/engine.js";
 import { canSpawnNatively, nativeEngine } from "../../src/spawn/native-engine.js";
+import { fakeSpawn, type RecordedSpawn } from "../helpers/fake-spawn.js";
 
 function fakeBinding(fail?: Error, handleExtras: Partial<RawChildHandle> = {}) {
-  const calls: RawSpawnOptions[] = [];
+  const calls: RecordedSpawn[] = [];
   const binding = {
     sourceStamp: "fake",
     napiVersion: 8,
     probe: () => {
       throw new Error("unused");
     },
-    spawn: (options: RawSpawnOptions): RawChildHandle => {
-      calls.push(options);
+    spawn: fakeSpawn(calls, (): RawChildHandle => {
       if (fail) throw fail;
       return {
         pid: 4242,
@@ -28,7 +28,7 @@ function fakeBinding(fail?: Error, handleExtras: Partial<RawChildHandle> = {}) {
         hasRef: () => true,
         ...handleExtras,
       };
-    },
+    }),
   } satisfies NativeBinding;
   return { binding, calls };
 }
@@ -106,8 +106,9 @@ describe("nativeEngine", () => {
       throw new Error("listener bug");
     });
     const uncaught = new Promise<unknown>((resolve) => process.once("uncaughtException", resolve));
-    const onExit = calls[0]!.onExit as (exit: unknown) => void;
-    onExit({ exitCode: 0, signal: null, userCpuMicros: 1, systemCpuMicros: 2, maxRssKiB: 3 });
+    // The addon's positional exit: exitCode, signal, user and system CPU, max RSS.
+    const onExit = calls[0]!.onExit as (...exit: unknown[]) => void;
+    onExit(0, null, 1, 2, 3);
     expect(exits).toEqual([
       {
         exitCode: 0,

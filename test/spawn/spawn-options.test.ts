@@ -10,10 +10,10 @@ describe("normalizeOptions", () => {
       encoding: "utf8",
       env: { PATH: process.env["PATH"] },
     }).trim();
-    expect(engineRequest(spawnInput("spawn", "sh", [], {})).file).toBe(expected);
-    expect(engineRequest(spawnInput("spawn", "sh", [], { path: "/nowhere:/bin" })).file).toBe(
-      "/bin/sh",
-    );
+    expect(engineRequest(spawnInput("spawn", "sh", [], {}), undefined).file).toBe(expected);
+    expect(
+      engineRequest(spawnInput("spawn", "sh", [], { path: "/nowhere:/bin" }), undefined).file,
+    ).toBe("/bin/sh");
   });
 
   it("applies the documented defaults", () => {
