@@ -118,6 +118,25 @@ export function endingFailure(endings: readonly Ending[]): FailureReason | null 
 }
 
 /**
+ * The one rule that decides a run's failure, for spawn and spawnSync alike:
+ * an ending that counts, else the OOM killer, a signal, a non-zero exit.
+ */
+export function runFailure(
+  endings: readonly Ending[],
+  exit: {
+    readonly exitCode: number | null;
+    readonly signal: string | null;
+    readonly oomKilled?: boolean | undefined;
+  },
+): FailureReason | null {
+  const ended = endingFailure(endings);
+  if (ended !== null) return ended;
+  if (exit.oomKilled === true) return "oom";
+  if (exit.signal !== null) return "signal";
+  return exit.exitCode !== 0 ? "exit" : null;
+}
+
+/**
  * The plan as the addon's blocking loop takes it: whole milliseconds (rounded
  * up, so no deadline comes early), -1 for "never", signal numbers (0: none).
  */

@@ -11,7 +11,7 @@ import { Buffer } from "node:buffer";
 import { performance } from "node:perf_hooks";
 import { nativeBinding } from "../native.js";
 import { planContainment } from "./contain-plan.js";
-import { deadlinePlan, endingFailure } from "./deadline-plan.js";
+import { deadlinePlan, runFailure } from "./deadline-plan.js";
 import type { EngineRequest } from "./engine.js";
 import { releasingPipeEnds } from "./kernel-pipe.js";
 import { outputLimit } from "./output-limit.js";
@@ -139,15 +139,7 @@ function runSync(
   const stdout = decode(exit.stdout);
   const stderr = decode(exit.stderr);
   const durationMs = performance.now() - start;
-  const failure: FailureReason | null =
-    endingFailure(exit.endings) ??
-    (exit.oomKilled === true
-      ? "oom"
-      : exit.signal !== null
-        ? "signal"
-        : exit.exitCode !== 0
-          ? "exit"
-          : null);
+  const failure: FailureReason | null = runFailure(exit.endings, exit);
   if (failure !== null && o.reject) {
     throw new SubprocessError({
       reason: failure,

@@ -20,6 +20,7 @@ import {
   type EndingCause,
   type EndingRecord,
   endingFailure,
+  runFailure,
 } from "./deadline-plan.js";
 import type { Engine, EngineChild, EngineExit, EngineRequest, ResourceUsage } from "./engine.js";
 import { streamLines } from "./line-iterator.js";
@@ -516,15 +517,7 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
       return;
     }
     const durationMs = performance.now() - this.#start;
-    const failure: FailureReason | null =
-      endingFailure(this.#endings) ??
-      (exit.oomKilled === true
-        ? "oom"
-        : exit.signal !== null
-          ? "signal"
-          : exit.exitCode !== 0
-            ? "exit"
-            : null);
+    const failure: FailureReason | null = runFailure(this.#endings, exit);
     if (failure !== null && policy.reject) {
       this.#settle({
         ok: false,
