@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cstdint>
@@ -184,6 +185,12 @@ class ChildStack {
 // One per thread that spawns: two threads never share a stack.
 thread_local ChildStack thread_stack;
 
+// Set when clone() refused CLONE_PIDFD with EINVAL: an emulator that
+// predates the flag (qemu-user 7.2 runs every other clone of ours) or a
+// seccomp profile that filters on it. From then on the child starts without
+// the flag and its exit watch opens the pidfd with pidfd_open.
+std::atomic<bool> pidfd_flag_refused{false};
+
 void name_step(ChildPathFailure* failure, const char* name, const char* step) {
   size_t i = 0;
   for (; i + 1 < sizeof failure->syscall && name[i] != '\0'; ++i) failure->syscall[i] = name[i];
@@ -320,9 +327,12 @@ int child_clone_flags(const SpawnRequest& request, const ExecControls& controls)
   // The vfork child shares the parent's memory until its exec. CLONE_PIDFD
   // (Linux 5.2) hands back the child's pidfd in the same call, so the exit
   // watch needs no pidfd_open; a kernel that ignores the flag leaves the fd
-  // at -1 and the watch opens one (the addon's floor is Linux 5.3).
+  // at -1 and the watch opens one (the addon's floor is Linux 5.3), and one
+  // that refused it once is not asked again (pidfd_flag_refused).
   int flags = CLONE_VM | CLONE_VFORK | SIGCHLD;
-  if (request.pidfd != nullptr) flags |= CLONE_PIDFD;
+  if (request.pidfd != nullptr && !pidfd_flag_refused.load(std::memory_order_relaxed)) {
+    flags |= CLONE_PIDFD;
+  }
   return flags;
 }
 
@@ -438,9 +448,13 @@ int start(const SpawnRequest& request, const ExecControls& controls, const PlanM
   int pidfd = -1;
   const int flags = child_clone_flags(request, controls);
   pid_t child = clone_blocked(&args, stack.top(), flags, &pidfd, &clone_errno);
-  if (child < 0 && (flags & CLONE_PIDFD) != 0 && (clone_errno == EMFILE || clone_errno == ENFILE)) {
+  if (child < 0 && (flags & CLONE_PIDFD) != 0 &&
+      (clone_errno == EMFILE || clone_errno == ENFILE || clone_errno == EINVAL)) {
     // No fd left for the pidfd: start the child all the same; the watch's
-    // own pidfd_open then names the shortage at its step.
+    // own pidfd_open then names the shortage at its step. EINVAL: the flag
+    // itself was refused (pidfd_flag_refused); a request the kernel refuses
+    // for another reason fails again here, with its own errno.
+    if (clone_errno == EINVAL) pidfd_flag_refused.store(true, std::memory_order_relaxed);
     child = clone_blocked(&args, stack.top(), flags & ~CLONE_PIDFD, &pidfd, &clone_errno);
   }
   if (plan_fd >= 0) close(plan_fd);

@@ -77,3 +77,52 @@ describe.runIf(nativeStatus().loaded && nativeBinding()?.kernelSupport)("the ker
     expect(run.stderr).toContain("pidfd_open (Linux 5.3) fails with ENOSYS");
   });
 });
+
+// clone's number differs between the two architectures; CLONE_PIDFD (Linux 5.2) does not.
+const CLONE_NR: Record<string, number> = { x64: 56, arm64: 220 };
+const CLONE_PIDFD = 0x1000;
+
+const EVERY_PATH = `
+import { nativeStatus, spawn, spawnSync } from "./dist/index.js";
+const exit = await spawn("/bin/sh", ["-c", "exit 7"], { reject: false });
+const killed = spawn("/bin/sleep", ["30"], { reject: false });
+killed.kill("SIGTERM");
+const signal = (await killed).signal;
+const sync = spawnSync("/bin/echo", ["sync"]).stdout.trim();
+const helper = await spawn("/bin/sh", ["-c", "id -u"], { uid: process.getuid() });
+console.log(JSON.stringify({
+  loaded: nativeStatus().loaded,
+  exitCode: exit.exitCode,
+  signal,
+  sync,
+  helper: helper.stdout.trim(),
+}));`;
+
+describe.runIf(nativeStatus().loaded && CLONE_NR[process.arch] !== undefined)(
+  "a clone that refuses CLONE_PIDFD (qemu-user 7.2, a seccomp profile)",
+  () => {
+    it("still starts every child on the addon, the exit watch opening the pidfd itself", () => {
+      const run = spawnSync(
+        fixtureBinary("without-syscall"),
+        [
+          `${CLONE_NR[process.arch]}&${CLONE_PIDFD}`,
+          String(constants.errno.EINVAL),
+          "--",
+          process.execPath,
+          "--input-type=module",
+          "-e",
+          EVERY_PATH,
+        ],
+        { cwd: PACKAGE_ROOT, encoding: "utf8", env: { ...process.env, EXACTSPAWN_NATIVE: "" } },
+      );
+      expect(run.stderr).toBe("");
+      expect(JSON.parse(run.stdout)).toEqual({
+        loaded: true,
+        exitCode: 7,
+        signal: "SIGTERM",
+        sync: "sync",
+        helper: String(process.getuid?.()),
+      });
+    });
+  },
+);
