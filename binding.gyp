@@ -50,7 +50,8 @@
         "native/core/watchdog.cc",
         "native/core/kill_target.cc",
         "native/core/deadline_keeper.cc",
-        "native/core/cgroup.cc"
+        "native/core/cgroup.cc",
+        "native/core/clone3.cc"
       ],
       "dependencies": [
         "<!(node -p \"require('node-addon-api').targets\"):node_addon_api_except"

@@ -268,7 +268,7 @@ void StartChild(Napi::Env env, SpawnArgs& args, StartedChild* child) {
   request.stdio_count = stdio.size();
   request.new_session = args.setsid;
   request.new_process_group = args.setpgroup;
-  request.cgroup_procs_fd = child->cgroup.procs_fd;  // -1 unless contained
+  request.cgroup_fd = child->cgroup.dir_fd;  // -1 unless contained
   request.pidfd = &child->pidfd.fds[0];
 
   ChildPathFailure failure;
@@ -276,8 +276,8 @@ void StartChild(Napi::Env env, SpawnArgs& args, StartedChild* child) {
                                                &child->start_status.fds[0], &failure)
                             : spawn_process(request, &child->pid);
   // The child has entered the cgroup (or has its own copy of the fd).
-  if (child->cgroup.procs_fd >= 0) close_fd(child->cgroup.procs_fd);
-  child->cgroup.procs_fd = -1;
+  if (child->cgroup.dir_fd >= 0) close_fd(child->cgroup.dir_fd);
+  child->cgroup.dir_fd = -1;
   if (err < 0) {
     if (!args.child_path) throw SystemError(env, {err, "posix_spawn", "spawn"}, &args.file);
     std::string helper;

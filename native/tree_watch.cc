@@ -1,6 +1,6 @@
 // tree_watch.cc — the end of a contained step (core/cgroup.h) on the exit
-// watch: once the leader is reaped its cgroup is killed whole (cgroup.kill),
-// its cgroup.events is registered with the environment's event set
+// watch: once the leader is reaped, a cgroup that still holds a process is
+// killed whole (cgroup.kill), its cgroup.events is registered with the environment's event set
 // (EPOLLPRI, the same epoll as the pidfds: watch_events.cc) and read at each
 // report until "populated 0"; then the tree's usage is read (cpu.stat,
 // memory.peak, memory.events), the cgroup removed and the exit queued
@@ -36,6 +36,12 @@ void FinishTree(Watch* w) {
 void EndTree(Watch* w) {
   w->tree_pending = true;
   UpdateHold(w);
+  // The common end: the leader was the tree's last process. Nothing to kill
+  // or to wait for (a read of cgroup.events, not a kill and two epoll calls).
+  if (cgroup_populated(w->cgroup.events_fd) == 0) {
+    FinishTree(w);
+    return;
+  }
   kill_cgroup(w->cgroup.path);
   // Registered before the first read: a change after that read raises EPOLLPRI.
   if (WatchTreeFd(w, w->cgroup.events_fd, &w->cgroup_token) != 0) {

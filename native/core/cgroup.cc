@@ -149,6 +149,9 @@ int kill_by_freezing(const std::string& path) {
 }
 
 int remove_tree(const std::string& path) {
+  // Most steps make no cgroup of their own: one rmdir, no listing.
+  if (rmdir(path.c_str()) == 0) return 0;
+  if (errno != ENOTEMPTY && errno != EBUSY) return -errno;
   if (DIR* dir = opendir(path.c_str())) {
     std::vector<std::string> children;
     while (dirent* entry = readdir(dir)) {
@@ -232,9 +235,8 @@ int make_step_cgroup(const std::string& parent, const CgroupLimit* limits, size_
     std::string file = path + "/" + limits[i].file;
     if (int err = write_file(file, limits[i].value); err < 0) return undo(err, "write", file);
   }
-  std::string procs = path + "/cgroup.procs";
-  out->procs_fd = open(procs.c_str(), O_WRONLY | O_CLOEXEC);
-  if (out->procs_fd < 0) return undo(-errno, "open", procs);
+  out->dir_fd = open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (out->dir_fd < 0) return undo(-errno, "open", path);
   std::string events = path + "/cgroup.events";
   out->events_fd = open(events.c_str(), O_RDONLY | O_CLOEXEC);
   if (out->events_fd < 0) return undo(-errno, "open", events);
@@ -243,9 +245,16 @@ int make_step_cgroup(const std::string& parent, const CgroupLimit* limits, size_
 }
 
 // Runs in the vfork child on a borrowed stack: never instrumented (child_path.cc).
-__attribute__((no_sanitize_address, noinline)) int enter_cgroup(int procs_fd) {
-  long n = syscall(SYS_write, procs_fd, "0", 1);
-  return n < 0 ? -errno : 0;
+__attribute__((no_sanitize_address, noinline)) int enter_cgroup(int dir_fd,
+                                                                const char** syscall_name) {
+  *syscall_name = "openat";
+  long fd = syscall(SYS_openat, dir_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return -errno;
+  *syscall_name = "write";
+  long n = syscall(SYS_write, static_cast<int>(fd), "0", 1);
+  const int error = n < 0 ? errno : 0;
+  syscall(SYS_close, static_cast<int>(fd));
+  return -error;
 }
 
 int kill_cgroup(const std::string& path) {
@@ -293,17 +302,22 @@ void read_cgroup_usage(const std::string& path, CgroupUsage* usage) {
 int remove_cgroup(const std::string& path) { return remove_tree(path); }
 
 void close_step_cgroup(StepCgroup* cgroup) {
-  if (cgroup->procs_fd >= 0) close_fd(cgroup->procs_fd);
+  if (cgroup->dir_fd >= 0) close_fd(cgroup->dir_fd);
   if (cgroup->events_fd >= 0) close_fd(cgroup->events_fd);
-  cgroup->procs_fd = -1;
+  cgroup->dir_fd = -1;
   cgroup->events_fd = -1;
 }
 
 int end_step_cgroup(StepCgroup* cgroup, int timeout_ms, CgroupUsage* usage) {
   if (cgroup->path.empty()) return 0;
-  int err = kill_cgroup(cgroup->path);
-  int waited = cgroup->events_fd >= 0 ? wait_cgroup_empty(cgroup->events_fd, timeout_ms) : 0;
-  if (err == 0) err = waited;
+  // A tree already gone (the common end: the leader was its last process)
+  // needs no kill; any process left is killed and waited for.
+  int err = 0;
+  if (cgroup->events_fd < 0 || cgroup_populated(cgroup->events_fd) != 0) {
+    err = kill_cgroup(cgroup->path);
+    int waited = cgroup->events_fd >= 0 ? wait_cgroup_empty(cgroup->events_fd, timeout_ms) : 0;
+    if (err == 0) err = waited;
+  }
   if (usage != nullptr) read_cgroup_usage(cgroup->path, usage);
   int removed = remove_cgroup(cgroup->path);
   if (err == 0) err = removed;

@@ -59,11 +59,11 @@ struct CgroupLimit {
   const char* value = nullptr;       // as the file takes it
 };
 
-// A step's cgroup. procs_fd is for the child (closed once it started);
-// events_fd is watched until the cgroup is empty.
+// A step's cgroup. dir_fd is for the child's start (closed once it
+// started); events_fd is watched until the cgroup is empty.
 struct StepCgroup {
   std::string path;
-  int procs_fd = -1;   // cgroup.procs, O_WRONLY | O_CLOEXEC
+  int dir_fd = -1;     // the cgroup's directory, O_PATH | O_DIRECTORY | O_CLOEXEC
   int events_fd = -1;  // cgroup.events, O_RDONLY | O_CLOEXEC
 };
 
@@ -71,14 +71,16 @@ struct StepCgroup {
 // the cgroup2 mount): the host's sub-tree there first if this process has
 // not made it yet (registered with the watchdog, core/watchdog.h, which kills
 // and removes it when the host dies), then the step's cgroup with its limits,
-// then opens its cgroup.procs and cgroup.events. On failure nothing is left
+// then opens its directory and its cgroup.events. On failure nothing is left
 // and *failure names the call and its path (*failed_path).
 int make_step_cgroup(const std::string& parent, const CgroupLimit* limits, size_t limit_count,
                      StepCgroup* out, StepFailure* failure, std::string* failed_path);
 
-// In the child, before its exec: moves the calling process into the cgroup
-// whose cgroup.procs is open as `procs_fd`. Async-signal-safe.
-int enter_cgroup(int procs_fd);
+// In the child, before its exec, where the kernel did not place it at clone
+// (CLONE_INTO_CGROUP, clone3.h): moves the calling process into the cgroup
+// whose directory is open as `dir_fd`. 0, or -errno with *syscall naming the
+// call. Async-signal-safe.
+int enter_cgroup(int dir_fd, const char** syscall_name);
 
 // SIGKILLs every process in the cgroup at `path` and below (cgroup.kill, or
 // freeze / kill each pid / thaw on kernels before 5.14). 0 or -errno. Safe

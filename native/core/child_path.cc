@@ -21,6 +21,7 @@
 
 #include "cgroup.h"
 #include "child_steps.h"
+#include "clone3.h"
 #include "helper_plan.h"
 #include "memfd.h"
 #include "stdio_plan.h"
@@ -61,6 +62,7 @@ struct ChildArgs {
   int stdio_ceiling;  // every fd number the plan touches is below it
   pid_t parent;
   HelperLaunch helper;
+  bool in_cgroup;  // the kernel placed the child in request->cgroup_fd at clone
   StepFailure failure;
 };
 
@@ -117,10 +119,12 @@ EXACTSPAWN_CHILD_CODE int child_main(void* raw) {
   int keep[3] = {args->helper.exe_fd, args->helper.plan_fd, args->helper.status_fd};
   int err = reset_signals(failure);
   if (err == 0) err = enter_session(r, failure);
-  // A contained step's cgroup (cgroup.h), entered right after the session and
-  // before any exec (the helper's too), with the host's credentials.
-  if (err == 0 && r.cgroup_procs_fd >= 0 && (err = enter_cgroup(r.cgroup_procs_fd)) != 0) {
-    *failure = {err, "write", "contain"};
+  // A contained step's cgroup (cgroup.h), where clone3 did not place the
+  // child in it: entered right after the session and before any exec (the
+  // helper's too), with the host's credentials.
+  if (err == 0 && r.cgroup_fd >= 0 && !args->in_cgroup) {
+    const char* call = "write";
+    if ((err = enter_cgroup(r.cgroup_fd, &call)) != 0) *failure = {err, call, "contain"};
   }
   if (err == 0) {
     err =
@@ -191,6 +195,12 @@ thread_local ChildStack thread_stack;
 // the flag and its exit watch opens the pidfd with pidfd_open.
 std::atomic<bool> pidfd_flag_refused{false};
 
+// Set when clone3 with CLONE_INTO_CGROUP is refused as such: ENOSYS (a
+// kernel before 5.3, an emulator, a container's seccomp profile), E2BIG (a
+// kernel before 5.7 that does not know the cgroup field), EINVAL. Contained
+// children then enter their cgroup themselves (enter_cgroup).
+std::atomic<bool> clone3_refused{false};
+
 void name_step(ChildPathFailure* failure, const char* name, const char* step) {
   size_t i = 0;
   for (; i + 1 < sizeof failure->syscall && name[i] != '\0'; ++i) failure->syscall[i] = name[i];
@@ -214,6 +224,36 @@ pid_t clone_blocked(ChildArgs* args, void* stack_top, int flags, int* pidfd, int
   syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, nullptr, sizeof old);
   errno = saved_errno;
   return child;
+}
+
+// clone_blocked() through clone3, the child created in the cgroup open as
+// `cgroup_fd`. Returns -1 with *clone_errno set where clone3 cannot do it
+// (clone3_refused is then set and the caller takes clone_blocked()).
+pid_t clone3_blocked(ChildArgs* args, void* stack_top, int flags, int cgroup_fd, int* pidfd,
+                     int* clone_errno) {
+  Clone3Args clone = {};
+  clone.flags =
+      (static_cast<uint64_t>(static_cast<unsigned>(flags)) & ~uint64_t{CSIGNAL}) | kCloneIntoCgroup;
+  clone.pidfd = reinterpret_cast<uintptr_t>(pidfd);
+  clone.exit_signal = static_cast<unsigned>(flags) & CSIGNAL;
+  clone.stack = reinterpret_cast<uintptr_t>(stack_top) - kStackSize;
+  clone.stack_size = kStackSize;
+  clone.cgroup = static_cast<unsigned>(cgroup_fd);
+  args->in_cgroup = true;
+  const int saved_errno = errno;  // the child's syscall() calls write this thread's errno
+  uint64_t all = ~uint64_t{0};
+  uint64_t old = 0;
+  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, sizeof all);
+  const long child = clone3_run(&clone, child_main, args);
+  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, nullptr, sizeof old);
+  errno = saved_errno;
+  if (child >= 0) return static_cast<pid_t>(child);
+  args->in_cgroup = false;
+  *clone_errno = static_cast<int>(-child);
+  if (*clone_errno == ENOSYS || *clone_errno == E2BIG || *clone_errno == EINVAL) {
+    clone3_refused.store(true, std::memory_order_relaxed);
+  }
+  return -1;
 }
 
 void reap_failed(pid_t child) {
@@ -411,6 +451,7 @@ int start(const SpawnRequest& request, const ExecControls& controls, const PlanM
                     stdio_ceiling(stdio_steps),
                     getpid(),
                     {},
+                    false,
                     {}};
   // A helper child: its descriptor, its plan in a sealed memfd, and a
   // close-on-exec status pipe (nothing at the target's exec, a StartStatus on
@@ -447,7 +488,13 @@ int start(const SpawnRequest& request, const ExecControls& controls, const PlanM
   int clone_errno = 0;
   int pidfd = -1;
   const int flags = child_clone_flags(request, controls);
-  pid_t child = clone_blocked(&args, stack.top(), flags, &pidfd, &clone_errno);
+  pid_t child = -1;
+  if (request.cgroup_fd >= 0 && !clone3_refused.load(std::memory_order_relaxed)) {
+    child = clone3_blocked(&args, stack.top(), flags, request.cgroup_fd, &pidfd, &clone_errno);
+    // Any other refusal (EPERM, EACCES on the cgroup) is the child's own
+    // entry's to report: it meets the same check, at a named step.
+  }
+  if (child < 0) child = clone_blocked(&args, stack.top(), flags, &pidfd, &clone_errno);
   if (child < 0 && (flags & CLONE_PIDFD) != 0 &&
       (clone_errno == EMFILE || clone_errno == ENFILE || clone_errno == EINVAL)) {
     // No fd left for the pidfd: start the child all the same; the watch's

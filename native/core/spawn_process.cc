@@ -145,7 +145,7 @@ int spawn_process(const SpawnRequest& request, pid_t* pid) {
   if (request.pidfd != nullptr) *request.pidfd = -1;
   const FileActionsNp& np = file_actions_np();
   if (np.addclosefrom == nullptr || (request.cwd != nullptr && np.addchdir == nullptr) ||
-      request.cgroup_procs_fd >= 0) {
+      request.cgroup_fd >= 0) {
     ChildPathFailure failure;
     int start_status_fd = -1;  // stays -1: no credential change, the start is known on return
     return spawn_child_path(request, ExecControls{}, pid, &start_status_fd, &failure);

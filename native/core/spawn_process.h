@@ -31,9 +31,10 @@ struct SpawnRequest {
   size_t stdio_count = 0;          // child fds >= stdio_count are closed
   bool new_session = false;        // POSIX_SPAWN_SETSID
   bool new_process_group = false;  // POSIX_SPAWN_SETPGROUP with pgid 0
-  // A contained step's cgroup.procs (core/cgroup.h), or -1. The child enters
-  // that cgroup first thing: such a child always takes the child path.
-  int cgroup_procs_fd = -1;
+  // A contained step's cgroup directory (core/cgroup.h), or -1. The child
+  // is created in it (CLONE_INTO_CGROUP) or enters it first thing: such a
+  // child always takes the child path.
+  int cgroup_fd = -1;
   // Out, optional: where the child path stores the child's pidfd, taken from
   // clone(CLONE_PIDFD) (close-on-exec; the caller owns it), or -1 where it
   // has none (posix_spawn, or a kernel that did not fill it in): the caller
