@@ -4,9 +4,9 @@
 // the host pays no cgroup migration (a write to cgroup.procs).
 //
 // The C library offers no clone3 wrapper that runs a function on a new stack,
-// so the entry is a few instructions of assembly per architecture (x86-64 and
-// arm64); elsewhere clone3_run() fails with -ENOSYS and the caller takes
-// clone(2).
+// so the entry is a few instructions of assembly, written for x86-64 (the one
+// architecture it can be run on here: clone3.cc); elsewhere clone3_run()
+// fails with -ENOSYS and the caller takes clone(2).
 #ifndef EXACTSPAWN_CORE_CLONE3_H_
 #define EXACTSPAWN_CORE_CLONE3_H_
 
