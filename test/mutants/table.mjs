@@ -225,7 +225,7 @@ export const MUTANTS = [
     search: "err = file_actions_np().addclosefrom(actions, step.to);",
     replace: "err = 0;",
     native: true,
-    tests: ["test/spawn/behaviour-native.test.ts"],
+    tests: ["test/spawn/behaviour-posix-spawn.test.ts"],
   },
   {
     name: "posix-spawn-default-dispositions",
@@ -234,7 +234,7 @@ export const MUTANTS = [
     search: "short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;",
     replace: "short flags = POSIX_SPAWN_SETSIGMASK;",
     native: true,
-    tests: ["test/spawn/behaviour-native.test.ts"],
+    tests: ["test/spawn/behaviour-posix-spawn.test.ts"],
   },
   {
     name: "groups-set",
