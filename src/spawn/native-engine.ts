@@ -41,6 +41,7 @@ import {
   type EngineRequest,
   oomKilled,
   resourceUsageOf,
+  type StdioSlot,
   type TakenOver,
 } from "./engine.js";
 import type { ExecControls } from "./exec-controls.js";
@@ -96,7 +97,9 @@ const NO_STREAMS: (readonly null[])[] = [];
 function noStreams(count: number): readonly null[] {
   let streams = NO_STREAMS[count];
   if (streams === undefined) {
-    streams = Object.freeze(new Array<null>(count).fill(null));
+    const nulls: null[] = [];
+    for (let i = 0; i < count; i++) nulls.push(null);
+    streams = Object.freeze(nulls);
     NO_STREAMS[count] = streams;
   }
   return streams;
@@ -181,14 +184,25 @@ function onEpochScale(record: RawEndingRecord | null): EndingRecord | null {
   return { ...record, at: epochOfMonotonic(record.at) };
 }
 
-/** The addon's stdio array: an fd per slot, -1 for /dev/null, -2 for a new pipe. */
-export function stdioFds(request: EngineRequest): number[] {
+/** The addon's stdio arrays of frozen stdio lists (the shared ones of spawn-options.ts). */
+const fdsOf = new WeakMap<readonly StdioSlot[], readonly number[]>();
+
+/**
+ * The addon's stdio array: an fd per slot, -1 for /dev/null, -2 for a new
+ * pipe. Made once per frozen stdio list (the addon only reads it).
+ */
+export function stdioFds(request: EngineRequest): readonly number[] {
   const stdio = request.stdio;
-  const fds = new Array<number>(stdio.length);
+  const known = fdsOf.get(stdio);
+  if (known !== undefined) return known;
+  const fds: number[] = [];
   for (let i = 0; i < stdio.length; i++) {
     const slot = stdio[i];
-    fds[i] = slot === "pipe" ? PIPE : slot === "ignore" ? -1 : slot === "inherit" ? i : slot!;
+    fds.push(slot === "pipe" ? PIPE : slot === "ignore" ? -1 : slot === "inherit" ? i : slot!);
   }
+  if (!Object.isFrozen(stdio)) return fds;
+  Object.freeze(fds);
+  fdsOf.set(stdio, fds);
   return fds;
 }
 

@@ -125,7 +125,8 @@ export interface NormalizedOptions {
   readonly path: string | undefined;
   readonly cwd: string | undefined;
   readonly argv0: string | Buffer | undefined;
-  readonly stdio: StdioSlot[];
+  /** Frozen: a shared list for the common shapes (one string for every slot, the default). */
+  readonly stdio: readonly StdioSlot[];
   readonly input: string | Buffer | StreamInput | undefined;
   readonly encoding: BufferEncoding | "buffer";
   readonly buffer: boolean;
@@ -183,25 +184,91 @@ function stdioSlot(slot: unknown, index: number): StdioSlot {
   fail(`options.stdio[${index}] must be "pipe", "ignore", "inherit", an fd or a pipe (createPipe)`);
 }
 
-function stdioSlots(value: unknown, hasInput: boolean): StdioSlot[] {
-  let slots: StdioSlot[];
-  if (value === undefined) slots = [hasInput ? "pipe" : "ignore", "pipe", "pipe"];
-  else if (typeof value === "string") slots = [0, 1, 2].map(() => stdioSlot(value, 0));
-  else if (Array.isArray(value)) {
-    slots = value.map((slot, i) => stdioSlot(slot, i));
-    while (slots.length < 3) slots.push("ignore");
-  } else fail("options.stdio must be a string or an array");
+/** The stdio lists most spawns ask for, made once: a string for every slot, the default. */
+const SAME_SLOTS: Readonly<Record<string, readonly StdioSlot[]>> = {
+  pipe: Object.freeze<StdioSlot[]>(["pipe", "pipe", "pipe"]),
+  ignore: Object.freeze<StdioSlot[]>(["ignore", "ignore", "ignore"]),
+  inherit: Object.freeze<StdioSlot[]>(["inherit", "inherit", "inherit"]),
+};
+const DEFAULT_SLOTS: readonly StdioSlot[] = Object.freeze<StdioSlot[]>(["ignore", "pipe", "pipe"]);
+const DEFAULT_SLOTS_WITH_INPUT = SAME_SLOTS["pipe"]!;
+
+function stdioSlots(value: unknown, hasInput: boolean): readonly StdioSlot[] {
+  if (value === undefined) return hasInput ? DEFAULT_SLOTS_WITH_INPUT : DEFAULT_SLOTS;
+  if (typeof value === "string") {
+    const same = stdioSlot(value, 0) as string;
+    if (!hasInput || same === "pipe") return SAME_SLOTS[same]!;
+    if (same !== "ignore") fail("options.input needs stdin to be a pipe");
+    return Object.freeze<StdioSlot[]>(["pipe", "ignore", "ignore"]);
+  }
+  if (!Array.isArray(value)) fail("options.stdio must be a string or an array");
+  const slots: StdioSlot[] = [];
+  for (let i = 0; i < value.length; i++) slots.push(stdioSlot(value[i], i));
+  while (slots.length < 3) slots.push("ignore");
   if (hasInput && slots[0] !== "pipe") {
-    if (value !== undefined && slots[0] !== "ignore")
-      fail("options.input needs stdin to be a pipe");
+    if (slots[0] !== "ignore") fail("options.input needs stdin to be a pipe");
     slots[0] = "pipe";
   }
-  return slots;
+  return Object.freeze(slots);
 }
 
+/**
+ * Normalized options by the frozen options object they came from: a caller
+ * that passes the same frozen object again (a runtime's defaults, a host's
+ * constant) gets them without a second validation. Only an object nothing
+ * can change is kept (see reusable()).
+ */
+const normalizedOf = new WeakMap<object, NormalizedOptions>();
+/** The normalized options of `undefined` (no options at all), made at the first such spawn. */
+let noOptions: NormalizedOptions | undefined;
+
+/**
+ * Whether normalizing `options` again would give the same result: a frozen
+ * plain object whose every property is data (no getter), and every value a
+ * primitive, a frozen list of stdio names and fds, or the env (kept by
+ * reference only: its entries are read per spawn, envEntriesOnce). A value that can change or carries state (a Buffer, a
+ * stream, a pipe, an AbortSignal, a nested settings object) is read afresh
+ * every time.
+ */
+function reusable(options: object): boolean {
+  if (!Object.isFrozen(options)) return false;
+  // Only the object's own data properties are read (no inherited option, no getter).
+  const prototype: unknown = Object.getPrototypeOf(options);
+  if (prototype !== Object.prototype && prototype !== null) return false;
+  for (const key of Object.keys(options)) {
+    // A uid or gid drops a root host's groups: that depends on the host's uid at the spawn.
+    if (key === "uid" || key === "gid") return false;
+    const descriptor = Object.getOwnPropertyDescriptor(options, key);
+    if (descriptor === undefined || !("value" in descriptor)) return false;
+    const value: unknown = descriptor.value;
+    if (typeof value === "function") return false;
+    if (value === null || typeof value !== "object" || key === "env") continue;
+    if (key !== "stdio" || !Array.isArray(value) || !Object.isFrozen(value)) return false;
+    for (const slot of value)
+      if (typeof slot !== "string" && typeof slot !== "number") return false;
+  }
+  return true;
+}
+
+/**
+ * Validates `options` (TypeError for anything wrong) and applies the
+ * defaults. The result is frozen; the same frozen options object (and no
+ * options at all) gives the same result object again (normalizedOf).
+ */
 export function normalizeOptions(options: SpawnOptions | undefined): NormalizedOptions {
-  if (options === undefined) options = {};
+  if (options === undefined) {
+    noOptions ??= normalizeFresh({});
+    return noOptions;
+  }
   if (options === null || typeof options !== "object") fail("options must be an object");
+  const known = normalizedOf.get(options);
+  if (known !== undefined) return known;
+  const normalized = normalizeFresh(options);
+  if (reusable(options)) normalizedOf.set(options, normalized);
+  return normalized;
+}
+
+function normalizeFresh(options: SpawnOptions): NormalizedOptions {
   assertKnownOptions(options, SPAWN_OPTION_KEYS, "spawn");
   const o = options;
   if (o.path !== undefined && (typeof o.path !== "string" || o.path.includes("\0"))) {
@@ -252,7 +319,7 @@ export function normalizeOptions(options: SpawnOptions | undefined): NormalizedO
   if (cleanup && !setsid && !processGroup) {
     fail("options.cleanup needs a process group of the child's own (processGroup or setsid)");
   }
-  return {
+  return Object.freeze({
     env: o.env ?? NO_ENV,
     path: o.path,
     cwd: o.cwd,
@@ -274,5 +341,5 @@ export function normalizeOptions(options: SpawnOptions | undefined): NormalizedO
     ref: bool(o.ref, "ref", true),
     controls: normalizeExecControls(o),
     sandbox,
-  };
+  });
 }

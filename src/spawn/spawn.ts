@@ -12,7 +12,7 @@ import { type NativeBinding, nativeBinding, nativeStatus } from "../native.js";
 import { planContainment } from "./contain-plan.js";
 import type { Engine, EngineRequest } from "./engine.js";
 import { fallbackEngine } from "./fallback-engine.js";
-import { releasingPipeEnds } from "./kernel-pipe.js";
+import { releasePipeEnds } from "./kernel-pipe.js";
 import { canSpawnNatively, nativeEngine } from "./native-engine.js";
 import { outputLimit } from "./output-limit.js";
 import type { KnownKeys, NoOptions, ResultOf } from "./output-type.js";
@@ -83,7 +83,12 @@ export function spawn(
   args: ReadonlyArray<string | Buffer> = [],
   options?: SpawnOptions,
 ): Subprocess {
-  return releasingPipeEnds(options?.stdio, () => startSubprocess(file, args, options));
+  // As releasingPipeEnds, without a closure per spawn.
+  try {
+    return startSubprocess(file, args, options);
+  } finally {
+    releasePipeEnds(options?.stdio);
+  }
 }
 
 function startSubprocess(
@@ -95,10 +100,11 @@ function startSubprocess(
   const o = input.options;
   const engine = currentEngine();
   let request: EngineRequest;
-  let containment: ReturnType<typeof planContainment>;
+  let containment: ReturnType<typeof planContainment> | undefined;
   try {
-    containment = planContainment(o.contain, engine.native);
-    request = engineRequest(input, containment.raw);
+    // Most steps are not contained: nothing to plan or look up.
+    containment = o.contain === undefined ? undefined : planContainment(o.contain, engine.native);
+    request = engineRequest(input, containment?.raw);
   } catch (error) {
     return failedBeforeStart(error);
   }
@@ -114,6 +120,6 @@ function startSubprocess(
     input: o.input,
     ownGroup: o.setsid || o.processGroup,
     ref: o.ref,
-    contained: containment.report,
+    contained: containment === undefined ? null : containment.report,
   });
 }

@@ -122,8 +122,11 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
   readonly #request: EngineRequest | undefined;
   readonly #child: EngineChild | undefined;
   readonly #start: number;
-  /** Parent ends by slot; a slot the engine captures stays null until it is taken over. */
-  readonly #streams: (Readable | Writable | null)[];
+  /**
+   * Parent ends by slot; a slot the engine captures stays null until it is
+   * taken over. The engine's own list until then (copied on the first write).
+   */
+  #streams: ReadonlyArray<Readable | Writable | null>;
   /** What `stdout`/`stderr`/`stdio` give for a captured slot: a view of its capture, made once. */
   readonly #given: (Readable | undefined)[] = [];
   readonly #captures: (OutputCapture | undefined)[] = [];
@@ -179,7 +182,8 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
       child = engine.start(
         request,
         (exit) => this.#onExit(exit),
-        () => this.#terminate("maxBuffer", undefined),
+        // Only a run whose output the engine captures can go over maxBuffer there.
+        request?.capture === undefined ? undefined : () => this.#terminate("maxBuffer", undefined),
         this.#plan,
       );
     } catch (error) {
@@ -191,7 +195,7 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
     }
     this.#child = child;
     this.pid = child.pid;
-    this.#streams = child.streams.slice();
+    this.#streams = child.streams;
     this.#engineCaptured = child.captured;
 
     const stdin = this.#streams[0] as Writable | null | undefined;
@@ -398,7 +402,9 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
     if (taken !== null) {
       const stream = taken.stream;
       if (stream !== null && this.#unrefed) (stream as { unref?: () => void }).unref?.();
-      this.#streams[slot] = stream;
+      const streams = this.#streams.slice();
+      streams[slot] = stream;
+      this.#streams = streams;
       this.#capture(slot, stream, taken.bytes);
     }
     this.#done();

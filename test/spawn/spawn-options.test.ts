@@ -91,3 +91,65 @@ describe("normalizeOptions", () => {
     expect(() => normalizeOptions(options as never)).toThrow(TypeError);
   });
 });
+
+describe("normalizeOptions: the same frozen options object", () => {
+  it("gives the same frozen result again, and the same result for no options", () => {
+    const options = Object.freeze({ stdio: "ignore", timeout: 50, env: { A: "1" } } as const);
+    const first = normalizeOptions(options);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(normalizeOptions(options)).toBe(first);
+    expect(normalizeOptions(undefined)).toBe(normalizeOptions(undefined));
+    const list = Object.freeze({ stdio: Object.freeze(["ignore", "pipe", 2] as const) });
+    expect(normalizeOptions(list)).toBe(normalizeOptions(list));
+    expect(normalizeOptions(list).stdio).toEqual(["ignore", "pipe", 2]);
+  });
+
+  it("reads a mutable options object afresh every time", () => {
+    const options: { timeout?: number } = { timeout: 50 };
+    expect(normalizeOptions(options).timeout).toBe(50);
+    options.timeout = 70;
+    expect(normalizeOptions(options).timeout).toBe(70);
+  });
+
+  it("reads afresh a frozen object that holds something that can change", () => {
+    let reads = 0;
+    const withGetter = Object.freeze(
+      Object.defineProperty({}, "timeout", { enumerable: true, get: () => 10 + reads++ }),
+    );
+    expect(normalizeOptions(withGetter).timeout).toBe(10);
+    expect(normalizeOptions(withGetter).timeout).toBe(11);
+
+    const stdio: ("ignore" | "pipe")[] = ["ignore", "ignore", "ignore"];
+    const mutableList = Object.freeze({ stdio });
+    expect(normalizeOptions(mutableList).stdio).toEqual(["ignore", "ignore", "ignore"]);
+    stdio[1] = "pipe";
+    expect(normalizeOptions(mutableList).stdio).toEqual(["ignore", "pipe", "ignore"]);
+
+    const inherited = Object.freeze(Object.create({ timeout: 5 }) as object);
+    const first = normalizeOptions(inherited as never);
+    expect(normalizeOptions(inherited as never)).not.toBe(first);
+
+    const signal = Object.freeze({ signal: new AbortController().signal });
+    expect(normalizeOptions(signal)).not.toBe(normalizeOptions(signal));
+    const input = Object.freeze({ input: Buffer.from("x") });
+    expect(normalizeOptions(input)).not.toBe(normalizeOptions(input));
+    const uid = Object.freeze({ uid: process.getuid?.() ?? 0 });
+    expect(normalizeOptions(uid)).not.toBe(normalizeOptions(uid));
+  });
+
+  it("hands out stdio lists nothing can change", () => {
+    for (const options of [undefined, { stdio: "ignore" as const }, { stdio: ["pipe" as const] }]) {
+      const stdio = normalizeOptions(options).stdio;
+      expect(Object.isFrozen(stdio)).toBe(true);
+    }
+    expect(normalizeOptions({ stdio: ["pipe"] }).stdio).toEqual(["pipe", "ignore", "ignore"]);
+    expect(normalizeOptions({ stdio: "ignore", input: "x" }).stdio).toEqual([
+      "pipe",
+      "ignore",
+      "ignore",
+    ]);
+    expect(() => normalizeOptions({ stdio: "inherit", input: "x" })).toThrow(
+      "options.input needs stdin to be a pipe",
+    );
+  });
+});
