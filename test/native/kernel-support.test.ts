@@ -20,10 +20,18 @@ import { nativeStatus, spawn } from "./dist/index.js";
 const run = await spawn("/bin/echo", ["still spawns"]);
 console.log(JSON.stringify({ status: nativeStatus(), out: run.stdout.trim() }));`;
 
-function hostWithout(rules: [number, number][], env: NodeJS.ProcessEnv = {}) {
+/**
+ * Runs `script` in a Node host under a filter that fails each rule's call
+ * ("NR" or "NR&MASK": only with one of MASK's bits in its first argument).
+ */
+function hostWithout(
+  rules: [number | string, number][],
+  env: NodeJS.ProcessEnv = {},
+  script = HOST,
+) {
   return spawnSync(
     fixtureBinary("without-syscall"),
-    [...rules.flat().map(String), "--", process.execPath, "--input-type=module", "-e", HOST],
+    [...rules.flat().map(String), "--", process.execPath, "--input-type=module", "-e", script],
     {
       cwd: PACKAGE_ROOT,
       encoding: "utf8",
@@ -113,19 +121,7 @@ describe.runIf(nativeStatus().loaded && cgroupSupport().available)(
     // (E2BIG, a kernel before 5.7, cannot be played here: the filter cannot
     // tell our clone3 from the C library's, whose threads fall back on ENOSYS only.)
     it("the child enters its cgroup itself, before its exec", () => {
-      const run = spawnSync(
-        fixtureBinary("without-syscall"),
-        [
-          "435",
-          String(constants.errno.ENOSYS),
-          "--",
-          process.execPath,
-          "--input-type=module",
-          "-e",
-          CONTAINED,
-        ],
-        { cwd: PACKAGE_ROOT, encoding: "utf8", env: { ...process.env, EXACTSPAWN_NATIVE: "" } },
-      );
+      const run = hostWithout([[435, constants.errno.ENOSYS]], {}, CONTAINED);
       expect(run.stderr).toBe("");
       const report = JSON.parse(run.stdout);
       expect(report.exitCode).toBe(5);
@@ -138,19 +134,8 @@ describe.runIf(nativeStatus().loaded && CLONE_NR[process.arch] !== undefined)(
   "a clone that refuses CLONE_PIDFD (qemu-user 7.2, a seccomp profile)",
   () => {
     it("still starts every child on the addon, the exit watch opening the pidfd itself", () => {
-      const run = spawnSync(
-        fixtureBinary("without-syscall"),
-        [
-          `${CLONE_NR[process.arch]}&${CLONE_PIDFD}`,
-          String(constants.errno.EINVAL),
-          "--",
-          process.execPath,
-          "--input-type=module",
-          "-e",
-          EVERY_PATH,
-        ],
-        { cwd: PACKAGE_ROOT, encoding: "utf8", env: { ...process.env, EXACTSPAWN_NATIVE: "" } },
-      );
+      const rule = `${CLONE_NR[process.arch]}&${CLONE_PIDFD}`;
+      const run = hostWithout([[rule, constants.errno.EINVAL]], {}, EVERY_PATH);
       expect(run.stderr).toBe("");
       expect(JSON.parse(run.stdout)).toEqual({
         loaded: true,
