@@ -49,8 +49,8 @@ Napi::Value ProbePidChecked(const Napi::CallbackInfo& info) {
   if (err < 0) {
     out.Set("errno", Napi::Number::New(env, err));
     out.Set("code", Napi::String::New(env, ErrnoCode(err)));
-    out.Set("syscall", failure.syscall != nullptr ? Napi::String::New(env, failure.syscall)
-                                                  : env.Null());
+    out.Set("syscall",
+            failure.syscall != nullptr ? Napi::String::New(env, failure.syscall) : env.Null());
   }
   return out;
 }

@@ -143,8 +143,7 @@ const std::string& StartFailurePath(const ChildPathFailure& failure, const std::
 // For a reaped child: throws the failure its start-status pipe reports, if
 // any; a PID namespace's init reports its leader's end there instead, which
 // replaces the exit fields of *exit.
-void ThrowIfStartFailed(Napi::Env env, const SpawnArgs& args, StartedChild* child,
-                        ChildExit* exit);
+void ThrowIfStartFailed(Napi::Env env, const SpawnArgs& args, StartedChild* child, ChildExit* exit);
 
 // Checks the packed lists (TypeError) and then starts the child without
 // running any JavaScript before the spawn returns.

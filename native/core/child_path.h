@@ -62,8 +62,8 @@ struct ResourceLimit {
 
 enum class PidNamespace : uint32_t {
   kNone = 0,
-  kPid = 1,          // CLONE_NEWPID (the host holds CAP_SYS_ADMIN)
-  kPidAndUser = 2,   // CLONE_NEWPID | CLONE_NEWUSER, the ids mapped to themselves
+  kPid = 1,         // CLONE_NEWPID (the host holds CAP_SYS_ADMIN)
+  kPidAndUser = 2,  // CLONE_NEWPID | CLONE_NEWUSER, the ids mapped to themselves
 };
 
 struct ExecControls {

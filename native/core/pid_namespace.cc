@@ -23,8 +23,7 @@ bool holds_sys_admin() {
   struct {
     uint32_t effective, permitted, inheritable;
   } data[2] = {};
-  return syscall(SYS_capget, &header, data) == 0 &&
-         (data[0].effective & (1U << kCapSysAdmin)) != 0;
+  return syscall(SYS_capget, &header, data) == 0 && (data[0].effective & (1U << kCapSysAdmin)) != 0;
 }
 
 }  // namespace

@@ -93,6 +93,9 @@ void end_namespace() {
 }  // namespace
 
 [[noreturn]] void run_as_init(DecodedPlan* plan, int status_fd) {
+  // Only PID 1 of a namespace of the step's own may end with kill(-1): on the
+  // host's namespace it would signal every process this user may.
+  if (getpid() != 1) fail(status_fd, {-EINVAL, "getpid", "contain"});
   arm_host_death(status_fd);
   // The mount view's namespaces: already in a user namespace of the step's
   // own, so no nested one (its capabilities would not reach this PID

@@ -214,7 +214,11 @@ function refuse(
   missing: readonly string[],
 ): ContainmentPlan {
   if (!contain.required) return NONE;
-  throw new ContainmentError("ERR_EXACTSPAWN_CONTAINMENT_UNAVAILABLE", `contain: ${reason}`, missing);
+  throw new ContainmentError(
+    "ERR_EXACTSPAWN_CONTAINMENT_UNAVAILABLE",
+    `contain: ${reason}`,
+    missing,
+  );
 }
 
 /** The PID namespace; `cgroup` is why no cgroup applied (the default's fallback), else null. */
@@ -226,7 +230,9 @@ function inPidNamespace(
   const support = pidNamespaceSupport(binding);
   if (!support.available) {
     const reason =
-      cgroup === null ? support.reason : `no cgroup (${cgroup.reason}); no PID namespace (${support.reason})`;
+      cgroup === null
+        ? support.reason
+        : `no cgroup (${cgroup.reason}); no PID namespace (${support.reason})`;
     return refuse(contain, reason ?? "no PID namespace", [
       ...(cgroup?.missing ?? []),
       ...support.missing,

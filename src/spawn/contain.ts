@@ -98,7 +98,13 @@ export function normalizeContain(api: string, value: unknown): NormalizedContain
     return { required: true, mechanism: undefined, cgroupParent: undefined, limits: [], asked: {} };
   }
   if (value === "best-effort") {
-    return { required: false, mechanism: undefined, cgroupParent: undefined, limits: [], asked: {} };
+    return {
+      required: false,
+      mechanism: undefined,
+      cgroupParent: undefined,
+      limits: [],
+      asked: {},
+    };
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new TypeError(

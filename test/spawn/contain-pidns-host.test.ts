@@ -58,7 +58,10 @@ nohup sh -c '${PID}; exec sleep 1000 >/dev/null' 2>/dev/null &
 const STEP = `${ESCAPERS}exec sleep 1000`;
 
 /** A host that starts STEP with `options` (JS source), reports the escapers' pids, then waits. */
-function startHost(options: string, wrap: string[] = []): {
+function startHost(
+  options: string,
+  wrap: string[] = [],
+): {
   child: ChildProcess;
   report: Promise<{ pid: number; pids: number[]; contained: unknown }>;
 } {

@@ -12,10 +12,11 @@
  * Seen red with PID 1's kill(-1) removed and with CLONE_NEWPID removed
  * (scripts/mutants.mjs rows pidns-init-kills-rest, pidns-new-namespace).
  */
-import { afterEach, describe, expect, it } from "vitest";
-import { mkdtempSync, rmSync } from "node:fs";
+
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
 import {
   nativeStatus,
   pidNamespaceSupport,
@@ -23,7 +24,14 @@ import {
   spawn,
   spawnSync,
 } from "../../src/index.js";
-import { LeftBehind, type SeenProcess, seen, stillRunning } from "../fixtures/process-state.js";
+import {
+  LeftBehind,
+  openFds,
+  type SeenProcess,
+  seen,
+  stillRunning,
+  zombieChildren,
+} from "../fixtures/process-state.js";
 
 const isRoot = process.getuid?.() === 0;
 const canContain = nativeStatus().loaded && isRoot && pidNamespaceSupport().available;
@@ -136,7 +144,11 @@ describe.runIf(canContain)("contain: a PID namespace (as root, mechanism forced)
       reject: false,
     });
     expect(result).toMatchObject(expected);
-    const sync = spawnSync("/bin/bash", ["-c", script], { env: ENV, contain: PIDNS, reject: false });
+    const sync = spawnSync("/bin/bash", ["-c", script], {
+      env: ENV,
+      contain: PIDNS,
+      reject: false,
+    });
     expect(sync).toMatchObject(expected);
   });
 
@@ -148,7 +160,10 @@ describe.runIf(canContain)("contain: a PID namespace (as root, mechanism forced)
   it("a signal sent to the step reaches the leader once, through the init", async () => {
     const child = spawn(
       "/bin/bash",
-      ["-c", "n=0; trap 'n=$((n+1))' USR1; echo ready; while [ $n -eq 0 ]; do sleep 0.05; done; sleep 0.3; exit $n"],
+      [
+        "-c",
+        "n=0; trap 'n=$((n+1))' USR1; echo ready; while [ $n -eq 0 ]; do sleep 0.05; done; sleep 0.3; exit $n",
+      ],
       { env: ENV, contain: PIDNS, stdio: ["ignore", "pipe", "ignore"], reject: false },
     );
     for await (const line of child.lines()) if (line === "ready") break;
@@ -197,6 +212,30 @@ echo leader; exit 3`;
   });
 });
 
+describe.runIf(canContain)("contain: many PID-namespace steps at once (as root)", () => {
+  it("300 concurrent steps leave no process, fd, thread or zombie behind", async () => {
+    const threads = () =>
+      Number(/^Threads:\s+(\d+)/m.exec(readFileSync("/proc/self/status", "utf8"))![1]);
+    await spawn("/bin/true", [], { contain: PIDNS });
+    const fdsBefore = openFds().length;
+    const threadsBefore = threads();
+    const script =
+      "x=$( (read -r p _ </proc/self/stat; echo $p; exec sleep 1000 >/dev/null) & ); echo $x";
+    const runs = await Promise.all(
+      Array.from({ length: 300 }, () =>
+        spawn("/bin/bash", ["-c", script], { env: ENV, contain: PIDNS }),
+      ),
+    );
+    const sleepers = runs.map((r) => Number(r.stdout.trim()));
+    left.add(...sleepers);
+    expect(new Set(sleepers).size).toBe(300);
+    expect(sleepers.filter((pid) => stillRunning(seen(pid)))).toEqual([]);
+    expect(openFds().length).toBe(fdsBefore);
+    expect(threads()).toBe(threadsBefore);
+    expect(zombieChildren()).toEqual([]);
+  });
+});
+
 describe.runIf(canContain && sandboxSupport().readOnlyView)(
   "contain: a PID namespace with the sandbox's mount view (as root)",
   () => {
@@ -205,7 +244,10 @@ describe.runIf(canContain && sandboxSupport().readOnlyView)(
       try {
         const result = await spawn(
           "/bin/bash",
-          ["-c", "cat /proc/1/comm; echo $$; ls /proc | grep -c '^[0-9]'; grep -c . /proc/self/mounts >/dev/null; touch /proc/x 2>/dev/null || echo ro"],
+          [
+            "-c",
+            "cat /proc/1/comm; echo $$; ls /proc | grep -c '^[0-9]'; grep -c . /proc/self/mounts >/dev/null; touch /proc/x 2>/dev/null || echo ro",
+          ],
           { env: ENV, contain: PIDNS, sandbox: { writable: [scratch] } },
         );
         const [comm, self, count, ro] = result.stdout.trim().split("\n");
