@@ -191,6 +191,39 @@ echo leader; exit 3`;
     expect(run.contained).toEqual({ mechanism: "pid-namespace", userNamespace: false });
   });
 
+  it("spawnSync with a timeout: the escapers are gone, the leader's SIGTERM reported", () => {
+    const script = `exec 4>&1
+{ ${ESCAPERS.replaceAll(">/dev/null", ">&4")} } | { read -r a; read -r b; read -r c; echo "$a $b $c" >&4; }
+exec sleep 1000`;
+    const run = spawnSync("/bin/bash", ["-c", script], {
+      env: ENV,
+      contain: PIDNS,
+      stdio: ["ignore", "pipe", "ignore"],
+      timeout: 2000,
+      killGraceMs: 2000,
+      reject: false,
+    });
+    const pids = run.stdout.trim().split(" ").map(Number);
+    expect(pids.filter((pid) => pid > 0)).toHaveLength(3);
+    for (const pid of pids) expect(stillRunning(seen(pid))).toBe(false);
+    expect(run).toMatchObject({ failure: "timeout", signal: "SIGTERM" });
+  });
+
+  it("a leader that cannot be exec'ed fails the spawn with the exec's error, not an exit code", async () => {
+    const error = await spawn("/bin/sh", [], {
+      env: ENV,
+      contain: PIDNS,
+      cwd: "/nonexistent-dir",
+    }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ code: "ENOENT", syscall: "chdir" });
+    expect(() =>
+      spawnSync("/bin/sh", [], { env: ENV, contain: PIDNS, cwd: "/nonexistent-dir" }),
+    ).toThrow(expect.objectContaining({ code: "ENOENT" }));
+  });
+
   it("composes with uid: the leader runs as the uid, its escapers die with it", async () => {
     const { escapers, result } = await runWithEscapers(
       "id -u; read -r _; exit 0",
