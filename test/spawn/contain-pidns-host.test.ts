@@ -108,6 +108,33 @@ describe.runIf(canContain)("a PID-namespace step and its host (root, mechanism f
     expect(await eventually(() => !escapers.some(stillRunning))).toBe(true);
   });
 
+  it("a terminated worker's running step dies whole (the init's parent-death signal follows the worker's thread)", async () => {
+    const run = runHost<{ pids: number[] }>(
+      dir,
+      `
+      import { Worker } from "node:worker_threads";
+      const STEP_TEXT = ${JSON.stringify(STEP)};
+      const worker = new Worker(\`
+        const { parentPort } = require("node:worker_threads");
+        import(\${JSON.stringify(DIST)}).then(async ({ spawn }) => {
+          const step = spawn("/bin/bash", ["-c", \${JSON.stringify(STEP_TEXT)}], { contain: { mechanism: "pid-namespace" }, stdio: ["ignore", "pipe", "ignore"], env: { PATH: "/usr/bin:/bin" } });
+          const pids = [];
+          for await (const line of step.lines()) { pids.push(Number(line)); if (pids.length === 3) break; }
+          parentPort.postMessage(pids);
+        });
+      \`, { eval: true });
+      const pids = await new Promise((resolve) => worker.once("message", resolve));
+      await worker.terminate();
+      report({ pids });
+      `,
+    );
+    expect(run.stderr).toBe("");
+    const pids = run.report!.pids;
+    left.add(...pids);
+    expect(pids).toHaveLength(3);
+    expect(await eventually(() => !pids.some((pid) => stillRunning(seen(pid))))).toBe(true);
+  });
+
   it("the control: uncontained, the escapers outlive a SIGKILLed host", async () => {
     const escapers = await killHostMidStep("setsid: true");
     expect(escapers.filter(stillRunning).length).toBeGreaterThan(0);
