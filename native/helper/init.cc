@@ -114,7 +114,6 @@ void end_namespace() {
   const pid_t leader = vfork();
   if (leader < 0) fail(status_fd, {-errno, "vfork", "contain"});
   if (leader == 0) run_leader(plan, status_fd);
-  setpgid(leader, leader);  // a no-op once it ran; kept for a leader that failed early
 
   // Every signal is still blocked (the host's vfork child inherited a full
   // mask): the ones forwarded and SIGCHLD wait in the queue for sigwaitinfo.

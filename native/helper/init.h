@@ -13,7 +13,7 @@ namespace exactspawn {
 // The init's whole life, in order (a user namespace's ids were mapped by the
 // vfork child, core/child_steps.h map_user_namespace): the parent-death signal (SIGKILL: the host's
 // death ends the namespace; a host already gone is seen on the status pipe, whose read end it
-// held), the leader forked into a process group of its own, where it runs the target steps and
+// held), the leader vforked into a process group of its own, where it runs the target steps and
 // execs the target (a failed step goes to the status pipe, exit 127). Then, with every signal still
 // blocked, it waits: a forwarded signal (SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1/2, SIGWINCH,
 // SIGCONT, …; PID 1 receives from the host only what it handles, the kernel drops the rest) goes to
