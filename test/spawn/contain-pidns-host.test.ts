@@ -63,30 +63,28 @@ function startHost(
   wrap: string[] = [],
 ): {
   child: ChildProcess;
-  report: Promise<{ pid: number; pids: number[]; contained: unknown }>;
+  report: Promise<{ pid: number; pids: number[]; leader: number }>;
 } {
   const source = `
     import { spawn } from ${JSON.stringify(wrap.length > 0 ? library.distUrl : DIST_URL)};
     const step = spawn("/bin/bash", ["-c", ${JSON.stringify(STEP)}], { env: { PATH: "/usr/bin:/bin" }, stdio: ["ignore", "pipe", "ignore"], ${options} });
     const pids = [];
     for await (const line of step.lines()) { pids.push(Number(line)); if (pids.length === 3) break; }
-    console.log("REPORT " + JSON.stringify({ pid: process.pid, pids }));
+    console.log("REPORT " + JSON.stringify({ pid: process.pid, pids, leader: step.pid }));
     setInterval(() => {}, 1000);
   `;
   const [command, ...args] = [...wrap, process.execPath, "--input-type=module", "-e", source];
   const child = spawn(command!, args, { stdio: ["ignore", "pipe", "inherit"], cwd: dir });
   if (child.pid !== undefined) left.add(child.pid);
   let out = "";
-  const report = new Promise<{ pid: number; pids: number[]; contained: unknown }>(
-    (resolve, reject) => {
-      child.stdout!.on("data", (chunk: Buffer) => {
-        out += chunk.toString();
-        const line = out.split("\n").find((l) => l.startsWith("REPORT "));
-        if (line !== undefined) resolve(JSON.parse(line.slice(7)));
-      });
-      child.once("exit", () => reject(new Error("host ended early")));
-    },
-  );
+  const report = new Promise<{ pid: number; pids: number[]; leader: number }>((resolve, reject) => {
+    child.stdout!.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      const line = out.split("\n").find((l) => l.startsWith("REPORT "));
+      if (line !== undefined) resolve(JSON.parse(line.slice(7)));
+    });
+    child.once("exit", () => reject(new Error("host ended early")));
+  });
   return { child, report };
 }
 
@@ -94,7 +92,8 @@ async function killHostMidStep(options: string, wrap: string[] = []): Promise<Se
   const host = startHost(options, wrap);
   const report = await host.report;
   const escapers = report.pids.map(seen).filter((p): p is SeenProcess => p !== undefined);
-  left.add(...report.pids);
+  // The leader too: uncontained (the control) it outlives the host as well.
+  left.add(...report.pids, report.leader);
   expect(escapers).toHaveLength(3);
   const exited = new Promise((r) => host.child.once("exit", r));
   host.child.kill("SIGKILL");
