@@ -51,7 +51,8 @@
         "native/core/kill_target.cc",
         "native/core/deadline_keeper.cc",
         "native/core/cgroup.cc",
-        "native/core/clone3.cc"
+        "native/core/clone3.cc",
+        "native/core/pid_namespace.cc"
       ],
       "dependencies": [
         "<!(node -p \"require('node-addon-api').targets\"):node_addon_api_except"
@@ -80,6 +81,7 @@
       "type": "executable",
       "sources": [
         "native/helper/main.cc",
+        "native/helper/init.cc",
         "native/core/child_steps.cc",
         "native/core/helper_plan.cc",
         "native/core/mount_view.cc",

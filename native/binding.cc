@@ -34,6 +34,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("startWatchdog", Napi::Function::New(env, StartWatchdog, "startWatchdog"));
   exports.Set("sealedMemfd", Napi::Function::New(env, SealedMemfd, "sealedMemfd"));
   exports.Set("probeContainment", Napi::Function::New(env, ProbeContainment, "probeContainment"));
+  exports.Set("probePidNamespace",
+              Napi::Function::New(env, ProbePidNamespace, "probePidNamespace"));
   exports.Set("debugCounters", Napi::Function::New(env, DebugCounters, "debugCounters"));
   exports.Set("setHelperPath", Napi::Function::New(env, SetHelperPath, "setHelperPath"));
   exports.Set("helperStatus", Napi::Function::New(env, HelperStatusOf, "helperStatus"));

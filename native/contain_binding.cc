@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "core/pid_namespace.h"
 #include "system_error.h"
 
 namespace exactspawn {
@@ -37,6 +38,23 @@ Napi::Value ProbeChecked(const Napi::CallbackInfo& info) {
   return out;
 }
 
+Napi::Value ProbePidChecked(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  PidNamespace how = PidNamespace::kNone;
+  StepFailure failure;
+  const int err = probe_pid_namespace(&how, &failure);
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("works", Napi::Boolean::New(env, err == 0));
+  out.Set("userNamespace", Napi::Boolean::New(env, how == PidNamespace::kPidAndUser));
+  if (err < 0) {
+    out.Set("errno", Napi::Number::New(env, err));
+    out.Set("code", Napi::String::New(env, ErrnoCode(err)));
+    out.Set("syscall",
+            failure.syscall != nullptr ? Napi::String::New(env, failure.syscall) : env.Null());
+  }
+  return out;
+}
+
 }  // namespace
 
 bool ReadContain(Napi::Env env, Napi::Object options, ContainInput* input) {
@@ -44,6 +62,15 @@ bool ReadContain(Napi::Env env, Napi::Object options, ContainInput* input) {
   if (value.IsUndefined()) return false;
   if (!value.IsObject()) ThrowTypeError(env, "spawn: contain must be an object");
   Napi::Object contain = value.As<Napi::Object>();
+  Napi::Value pid_namespace = contain.Get("namespace");
+  if (!pid_namespace.IsUndefined()) {
+    const std::string kind = CheckedString(env, pid_namespace, "spawn: contain.namespace");
+    if (kind != "pid" && kind != "pid+user") {
+      ThrowTypeError(env, "spawn: contain.namespace must be \"pid\" or \"pid+user\"");
+    }
+    input->pid_namespace = kind == "pid" ? PidNamespace::kPid : PidNamespace::kPidAndUser;
+    return true;
+  }
   input->parent = CheckedString(env, contain.Get("parent"), "spawn: contain.parent");
   if (input->parent[0] != '/') ThrowTypeError(env, "spawn: contain.parent must be absolute");
   Napi::Value limits = contain.Get("limits");
@@ -89,6 +116,14 @@ void MakeContainment(Napi::Env env, ContainInput* input, StepCgroup* out) {
 
 Napi::Value ProbeContainment(const Napi::CallbackInfo& info) {
   return Marshal(info, [&] { return ProbeChecked(info); });
+}
+
+}  // namespace exactspawn
+
+namespace exactspawn {
+
+Napi::Value ProbePidNamespace(const Napi::CallbackInfo& info) {
+  return Marshal(info, [&] { return ProbePidChecked(info); });
 }
 
 }  // namespace exactspawn

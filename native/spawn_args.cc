@@ -244,7 +244,11 @@ void StartChild(Napi::Env env, SpawnArgs& args, StartedChild* child) {
     args.controls.controls.sandbox = &args.sandbox.plan;
   }
   // Every check is done: the step's cgroup first (nothing to undo if it fails).
-  if (args.contained) MakeContainment(env, &args.contain, &child->cgroup);
+  if (args.contained && args.contain.pid_namespace != PidNamespace::kNone) {
+    args.controls.controls.pid_namespace = args.contain.pid_namespace;
+  } else if (args.contained) {
+    MakeContainment(env, &args.contain, &child->cgroup);
+  }
   // Then the pipes. Both owners close what they still
   // hold on every way out (the child's ends always, the parent's on failure).
   std::vector<int> stdio = args.stdio;
@@ -292,13 +296,16 @@ const std::string& StartFailurePath(const ChildPathFailure& failure, const std::
   return std::strcmp(failure.syscall, "chdir") == 0 ? cwd : file;
 }
 
-void ThrowIfStartFailed(Napi::Env env, const SpawnArgs& args, StartedChild* child) {
+void ThrowIfStartFailed(Napi::Env env, const SpawnArgs& args, StartedChild* child,
+                        ChildExit* exit) {
   int& fd = child->start_status.fds[0];
   if (fd < 0) return;
   ChildPathFailure failure;
-  int err = read_start_status(fd, &failure);
+  int leader_status = -1;
+  int err = read_start_status(fd, &failure, &leader_status);
   close_fd(fd);
   fd = -1;
+  if (leader_status >= 0) set_exit_status(leader_status, exit);
   if (err < 0) {
     std::string helper;
     throw SystemError(env, {err, failure.syscall, failure.step},

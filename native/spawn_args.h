@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "contain_binding.h"
+#include "core/child_exit.h"
 #include "exec_controls_binding.h"
 #include "sandbox_binding.h"
 
@@ -139,8 +140,10 @@ struct StartedChild {
 const std::string& StartFailurePath(const ChildPathFailure& failure, const std::string& file,
                                     const std::string& cwd);
 
-// For a reaped child: throws the failure its start-status pipe reports, if any.
-void ThrowIfStartFailed(Napi::Env env, const SpawnArgs& args, StartedChild* child);
+// For a reaped child: throws the failure its start-status pipe reports, if
+// any; a PID namespace's init reports its leader's end there instead, which
+// replaces the exit fields of *exit.
+void ThrowIfStartFailed(Napi::Env env, const SpawnArgs& args, StartedChild* child, ChildExit* exit);
 
 // Checks the packed lists (TypeError) and then starts the child without
 // running any JavaScript before the spawn returns.

@@ -106,7 +106,7 @@ Napi::Value SpawnSyncChecked(const Napi::CallbackInfo& info) {
   if (run_error < 0) throw SystemError(env, failure, &args.file);
   // A credential-changing child was not waited for at its start: the run has
   // reaped it, so its report (if it failed before exec) is in the pipe now.
-  ThrowIfStartFailed(env, args, &child);
+  ThrowIfStartFailed(env, args, &child, &outcome.exit);
 
   Napi::Object result = Napi::Object::New(env);
   result.Set("pid", Napi::Number::New(env, child.pid));

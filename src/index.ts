@@ -94,12 +94,20 @@ export {
   type RuntimePreset,
 } from "./runtime.js";
 export {
+  type CgroupContainedReport,
   type ContainedReport,
+  type ContainMechanism,
   ContainmentError,
   type ContainOption,
   type ContainSettings,
+  type PidNamespaceContainedReport,
 } from "./spawn/contain.js";
-export { type CgroupSupport, cgroupSupport } from "./spawn/contain-plan.js";
+export {
+  type CgroupSupport,
+  cgroupSupport,
+  type PidNamespaceSupport,
+  pidNamespaceSupport,
+} from "./spawn/contain-plan.js";
 export type { ResourceUsage, StdioSlot } from "./spawn/engine.js";
 export type { ExecControlOptions, RlimitName, RlimitValue } from "./spawn/exec-controls.js";
 export { FallbackUnsupportedError } from "./spawn/fallback-engine.js";

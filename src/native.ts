@@ -53,12 +53,18 @@ export interface RawTreeUsage {
   readonly oomKills: number | null;
 }
 
-/** A contained step's cgroup: made under `parent` (native/core/cgroup.h), with these limits. */
-export interface RawContain {
-  readonly parent: string;
-  /** [controller, file, value], e.g. ["pids", "pids.max", "64"]. */
-  readonly limits?: ReadonlyArray<readonly [string, string, string]>;
-}
+/**
+ * A contained step: a cgroup made under `parent` (native/core/cgroup.h) with
+ * these limits, or a PID namespace (with a user namespace: "pid+user") whose
+ * init is the exec helper (native/helper/init.h).
+ */
+export type RawContain =
+  | {
+      readonly parent: string;
+      /** [controller, file, value], e.g. ["pids", "pids.max", "64"]. */
+      readonly limits?: ReadonlyArray<readonly [string, string, string]>;
+    }
+  | { readonly namespace: "pid" | "pid+user" };
 
 /**
  * A watched child. `kill`/`killGroup` return 0 or a negative errno (-ESRCH once
@@ -312,6 +318,14 @@ export interface NativeBinding {
   startWatchdog?(program: { file: string; argv: readonly string[] }): number;
   /** Where this process stands in the cgroup v2 hierarchy (mountinfo, /proc/self/cgroup), or why not. */
   probeContainment?(): { mount: string; own: string } | { errno: number; code: string };
+  /** Whether a contained step can run in a PID namespace (with a user namespace: userNamespace). */
+  probePidNamespace?(): {
+    works: boolean;
+    userNamespace: boolean;
+    errno?: number;
+    code?: string;
+    syscall?: string | null;
+  };
   /**
    * What the running kernel offers of what the addon needs, probed with
    * harmless calls: null where the call works, else the errno name it failed

@@ -44,6 +44,7 @@ const EXPORTS = [
   "isReservedName",
   "isSpillableName",
   "nativeStatus",
+  "pidNamespaceSupport",
   "planSpill",
   "probeLimits",
   "recordImageEnv",

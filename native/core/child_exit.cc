@@ -62,9 +62,7 @@ int reap_child(pid_t pid, ChildExit* out) {
   } while (r < 0 && errno == EINTR);
   if (r < 0) return -errno;
   if (r == 0) return 0;
-  out->exited = WIFEXITED(status);
-  out->exit_code = out->exited ? WEXITSTATUS(status) : 0;
-  out->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  set_exit_status(status, out);
   out->user_cpu_micros = micros(usage.ru_utime);
   out->system_cpu_micros = micros(usage.ru_stime);
   // The host's peak now is at least its peak when the child exec'ed, which
@@ -74,6 +72,12 @@ int reap_child(pid_t pid, ChildExit* out) {
                          ? static_cast<int64_t>(usage.ru_maxrss)
                          : -1;
   return 1;
+}
+
+void set_exit_status(int status, ChildExit* out) {
+  out->exited = WIFEXITED(status);
+  out->exit_code = out->exited ? WEXITSTATUS(status) : 0;
+  out->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 }
 
 int reap_child_blocking(pid_t pid) {

@@ -40,6 +40,10 @@ int signal_group(pid_t pgid, int sig);
 // wait4(pid, WNOHANG): 1 when reaped (out filled), 0 when still running, or -errno.
 int reap_child(pid_t pid, ChildExit* out);
 
+// Sets the exit fields of *out (exited, exit_code, signal) from a wait(2)
+// status: a PID namespace's init reports its leader's this way.
+void set_exit_status(int status, ChildExit* out);
+
 // Blocking wait4(pid): for a child that has just been killed and must not stay a zombie.
 int reap_child_blocking(pid_t pid);
 

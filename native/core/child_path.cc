@@ -63,8 +63,29 @@ struct ChildArgs {
   pid_t parent;
   HelperLaunch helper;
   bool in_cgroup;  // the kernel placed the child in request->cgroup_fd at clone
+  // PidNamespace::kPidAndUser: the maps its child writes ("ID ID 1\n").
+  char uid_map[32];
+  char gid_map[32];
   StepFailure failure;
 };
+
+// "ID ID 1\n" into map (at least 32 bytes).
+void id_map(unsigned id, char* map) {
+  char digits[12];
+  int count = 0;
+  do {
+    digits[count++] = static_cast<char>('0' + id % 10);
+    id /= 10;
+  } while (id > 0);
+  size_t at = 0;
+  for (int twice = 0; twice < 2; ++twice) {
+    for (int i = count - 1; i >= 0; --i) map[at++] = digits[i];
+    map[at++] = ' ';
+  }
+  map[at++] = '1';
+  map[at++] = '\n';
+  map[at] = '\0';
+}
 
 // Writes the decimal form of n (>= -1) into buf (at least 12 bytes).
 EXACTSPAWN_CHILD_CODE void decimal(int n, char* buf) {
@@ -125,6 +146,11 @@ EXACTSPAWN_CHILD_CODE int child_main(void* raw) {
   if (err == 0 && r.cgroup_fd >= 0 && !args->in_cgroup) {
     const char* call = "write";
     if ((err = enter_cgroup(r.cgroup_fd, &call)) != 0) *failure = {err, call, "contain"};
+  }
+  // A contained step's own user namespace (with its PID namespace): mapped
+  // now, while the clone's capabilities there last.
+  if (err == 0 && args->controls->pid_namespace == PidNamespace::kPidAndUser) {
+    err = map_user_namespace(args->uid_map, args->gid_map, failure);
   }
   if (err == 0) {
     err =
@@ -363,7 +389,6 @@ int helper_fd(StepFailure* failure) {
 }  // namespace
 
 int child_clone_flags(const SpawnRequest& request, const ExecControls& controls) {
-  (void)controls;
   // The vfork child shares the parent's memory until its exec. CLONE_PIDFD
   // (Linux 5.2) hands back the child's pidfd in the same call, so the exit
   // watch needs no pidfd_open; a kernel that ignores the flag leaves the fd
@@ -373,11 +398,19 @@ int child_clone_flags(const SpawnRequest& request, const ExecControls& controls)
   if (request.pidfd != nullptr && !pidfd_flag_refused.load(std::memory_order_relaxed)) {
     flags |= CLONE_PIDFD;
   }
+  // A contained step's PID namespace: the child is its PID 1 and execs the
+  // helper as the namespace's init. Made with the user namespace in the same
+  // call (a new PID namespace needs CAP_SYS_ADMIN in the owning one); the
+  // kernel sets up the new user namespace's credentials on the child's own
+  // copy, so the shared mm's dumpable flag is not touched.
+  if (controls.pid_namespace != PidNamespace::kNone) flags |= CLONE_NEWPID;
+  if (controls.pid_namespace == PidNamespace::kPidAndUser) flags |= CLONE_NEWUSER;
   return flags;
 }
 
 bool needs_helper(const ExecControls& controls) {
-  return controls.set_uid || controls.set_gid || controls.set_groups || controls.sandbox != nullptr;
+  return controls.set_uid || controls.set_gid || controls.set_groups ||
+         controls.sandbox != nullptr || controls.pid_namespace != PidNamespace::kNone;
 }
 
 int set_helper_path(const char* path, StepFailure* failure) {
@@ -400,7 +433,8 @@ const char* helper_run(const char** path, StepFailure* failure) {
   return state.run;
 }
 
-int read_start_status(int fd, ChildPathFailure* failure) {
+int read_start_status(int fd, ChildPathFailure* failure, int* leader_status) {
+  if (leader_status != nullptr) *leader_status = -1;
   StartStatus status = {};
   long n;
   do {
@@ -408,6 +442,12 @@ int read_start_status(int fd, ChildPathFailure* failure) {
   } while (n < 0 && errno == EINTR);
   // Exec'ed (EOF, EAGAIN) or nothing to say.
   if (n <= static_cast<long>(offsetof(StartStatus, path))) return 0;
+  // A PID namespace's init: the leader ran and ended (a failed start of the
+  // leader would have come first).
+  if (status.error == 0 && status.leader_ended == 1) {
+    if (leader_status != nullptr) *leader_status = status.wait_status;
+    return 0;
+  }
   status.syscall[sizeof status.syscall - 1] = '\0';
   status.step[sizeof status.step - 1] = '\0';
   status.path[sizeof status.path - 1] = '\0';
@@ -452,7 +492,13 @@ int start(const SpawnRequest& request, const ExecControls& controls, const PlanM
                     getpid(),
                     {},
                     false,
+                    {},
+                    {},
                     {}};
+  if (controls.pid_namespace == PidNamespace::kPidAndUser) {
+    id_map(geteuid(), args.uid_map);
+    id_map(getegid(), args.gid_map);
+  }
   // A helper child: its descriptor, its plan in a sealed memfd, and a
   // close-on-exec status pipe (nothing at the target's exec, a StartStatus on
   // a failed step, written before the helper exits).
@@ -499,10 +545,12 @@ int start(const SpawnRequest& request, const ExecControls& controls, const PlanM
       (clone_errno == EMFILE || clone_errno == ENFILE || clone_errno == EINVAL)) {
     // No fd left for the pidfd: start the child all the same; the watch's
     // own pidfd_open then names the shortage at its step. EINVAL: the flag
-    // itself was refused (pidfd_flag_refused); a request the kernel refuses
-    // for another reason fails again here, with its own errno.
-    if (clone_errno == EINVAL) pidfd_flag_refused.store(true, std::memory_order_relaxed);
+    // itself may have been refused (pidfd_flag_refused, kept only when the
+    // call without it succeeds); a request the kernel refuses for another
+    // reason fails again here, with its own errno.
+    const bool invalid = clone_errno == EINVAL;
     child = clone_blocked(&args, stack.top(), flags & ~CLONE_PIDFD, &pidfd, &clone_errno);
+    if (invalid && child >= 0) pidfd_flag_refused.store(true, std::memory_order_relaxed);
   }
   if (plan_fd >= 0) close(plan_fd);
   if (status_pipe[1] >= 0) close(status_pipe[1]);
@@ -537,7 +585,7 @@ int spawn_child_path(const SpawnRequest& request, const ExecControls& controls, 
   return start(request, controls, nullptr, pid, start_status_fd, failure);
 }
 
-int run_helper_probe(int mode, StepFailure* failure) {
+int run_helper_probe(int mode, StepFailure* failure, PidNamespace pid_namespace) {
   const char* empty[] = {nullptr};
   const int stdio[3] = {-1, -1, -1};
   SpawnRequest request;
@@ -547,10 +595,12 @@ int run_helper_probe(int mode, StepFailure* failure) {
   request.stdio = stdio;
   request.stdio_count = 3;
   const PlanMode plan_mode = static_cast<PlanMode>(mode);
+  ExecControls controls;
+  controls.pid_namespace = pid_namespace;
   pid_t child = 0;
   int status_fd = -1;
   ChildPathFailure named;
-  int err = start(request, ExecControls{}, &plan_mode, &child, &status_fd, &named);
+  int err = start(request, controls, &plan_mode, &child, &status_fd, &named);
   if (err < 0) {
     *failure = {err, "clone", "helper"};
     return err;

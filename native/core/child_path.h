@@ -45,6 +45,7 @@
 #include <sys/types.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "sandbox.h"
@@ -57,6 +58,12 @@ struct ResourceLimit {
   int resource = 0;  // RLIMIT_*
   rlim_t soft = 0;   // RLIM_INFINITY for unlimited
   rlim_t hard = 0;
+};
+
+enum class PidNamespace : uint32_t {
+  kNone = 0,
+  kPid = 1,         // CLONE_NEWPID (the host holds CAP_SYS_ADMIN)
+  kPidAndUser = 2,  // CLONE_NEWPID | CLONE_NEWUSER, the ids mapped to themselves
 };
 
 struct ExecControls {
@@ -74,6 +81,12 @@ struct ExecControls {
   int nice = 0;
   bool no_new_privs = false;
   int parent_death_signal = 0;  // 0: none
+  // A contained step's PID namespace (contain mechanism "pid-namespace"):
+  // the child is cloned as PID 1 of a new PID namespace (CLONE_NEWPID; with
+  // CLONE_NEWUSER too for a host without CAP_SYS_ADMIN, which maps its own
+  // uid and gid to themselves) and execs the helper, which runs as its init
+  // (native/helper/init.cc).
+  PidNamespace pid_namespace = PidNamespace::kNone;
   // The mount view, bounding set, no_new_privs, Landlock, the seccomp filter
   // and the capability drop (sandbox.h; their order: child_steps.h), all in
   // the exec helper.
@@ -97,8 +110,8 @@ struct ChildPathFailure {
 int child_clone_flags(const SpawnRequest& request, const ExecControls& controls);
 
 // Whether the child runs its target steps in the exec helper (it changes its
-// credentials, or is sandboxed: the vfork child keeps only signals,
-// session/group, stdio and one execve).
+// credentials, is sandboxed, or is PID 1 of a contained step's PID namespace:
+// the vfork child keeps only signals, session/group, stdio and one execve).
 bool needs_helper(const ExecControls& controls);
 
 // Where the exec helper is. At its first use (a spawn that needs it, or
@@ -117,9 +130,11 @@ int set_helper_path(const char* path, StepFailure* failure);
 const char* helper_run(const char** path, StepFailure* failure);
 
 // Runs the helper in a probe mode (helper_plan.h PlanMode; stdio on
-// /dev/null) and waits for it: its exit status (0: what was probed works), or
-// -errno with *failure naming the call.
-int run_helper_probe(int mode, StepFailure* failure);
+// /dev/null), started in the PID namespace given (none by default), and
+// waits for it: its exit status (0: what was probed works), or -errno with
+// *failure naming the call.
+int run_helper_probe(int mode, StepFailure* failure,
+                     PidNamespace pid_namespace = PidNamespace::kNone);
 
 // Starts the child; on success stores its pid and returns 0. Otherwise
 // returns -errno and names the failing call in *failure; no child is left
@@ -134,7 +149,10 @@ int spawn_child_path(const SpawnRequest& request, const ExecControls& controls, 
 
 // Reads a reaped helper child's start-status pipe, without waiting:
 // 0 when nothing was reported (the exec succeeded), else -errno with the
-// failing step named in *failure (the child exited 127).
-int read_start_status(int fd, ChildPathFailure* failure);
+// failing step named in *failure (the child exited 127). A PID namespace's
+// init reports its leader's end instead: then 0 with *leader_status set to
+// the leader's wait(2) status (-1 when no such report came: the init itself
+// was killed, or the step ran without one). leader_status may be nullptr.
+int read_start_status(int fd, ChildPathFailure* failure, int* leader_status = nullptr);
 
 }  // namespace exactspawn

@@ -192,6 +192,13 @@ void report_start_status(int fd, const StepFailure& failure) {
   syscall(SYS_write, fd, &status, offsetof(StartStatus, path) + length + 1);
 }
 
+void report_leader_end(int fd, int wait_status) {
+  StartStatus status = {};
+  status.leader_ended = 1;
+  status.wait_status = wait_status;
+  syscall(SYS_write, fd, &status, offsetof(StartStatus, path) + 1);
+}
+
 EXACTSPAWN_CHILD_CODE int reset_signals(StepFailure* failure) {
   // Every handler the parent installed would run here on the parent's data.
   KernelSigaction default_action = {SIG_DFL, 0, nullptr, 0};
@@ -209,6 +216,46 @@ EXACTSPAWN_CHILD_CODE int enter_session(const SpawnRequest& r, StepFailure* fail
     if (syscall(SYS_setsid) < 0) return fail(failure, "setsid", "setsid");
   } else if (r.new_process_group) {
     if (syscall(SYS_setpgid, 0, 0) != 0) return fail(failure, "setpgid", "processGroup");
+  }
+  return 0;
+}
+
+EXACTSPAWN_CHILD_CODE int write_proc_file(const char* path, const char* text,
+                                          StepFailure* failure) {
+  size_t length = 0;
+  while (text[length] != '\0') ++length;
+  long fd = syscall(SYS_openat, AT_FDCWD, path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return fail_with(failure, -errno, "open", "contain", path);
+  long n = syscall(SYS_write, fd, text, length);
+  const int error = errno;
+  syscall(SYS_close, fd);
+  if (n != static_cast<long>(length)) {
+    return fail_with(failure, n < 0 ? -error : -EIO, "write", "contain", path);
+  }
+  return 0;
+}
+
+EXACTSPAWN_CHILD_CODE int map_user_namespace(const char* uid_map, const char* gid_map,
+                                             StepFailure* failure) {
+  int err = write_proc_file("/proc/self/setgroups", "deny", failure);
+  if (err == 0) err = write_proc_file("/proc/self/uid_map", uid_map, failure);
+  if (err == 0) err = write_proc_file("/proc/self/gid_map", gid_map, failure);
+  if (err != 0) return err;
+  // The inheritable set as the permitted one (every capability, in the new
+  // namespace), so CAP_SYS_ADMIN can be raised in the ambient set.
+  struct {
+    uint32_t version;
+    int pid;
+  } header = {0x20080522, 0};  // _LINUX_CAPABILITY_VERSION_3
+  struct {
+    uint32_t effective, permitted, inheritable;
+  } data[2] = {};
+  if (syscall(SYS_capget, &header, data) != 0) return fail(failure, "capget", "contain");
+  for (auto& word : data) word.inheritable = word.permitted;
+  if (syscall(SYS_capset, &header, data) != 0) return fail(failure, "capset", "contain");
+  constexpr int kCapSysAdmin = 21;
+  if (syscall(SYS_prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, kCapSysAdmin, 0, 0) != 0) {
+    return fail(failure, "prctl", "contain");
   }
   return 0;
 }

@@ -10,6 +10,8 @@
 //
 // Entry steps (always in the vfork child, so they are done when spawn()
 // returns): every signal disposition to SIG_DFL, setsid(2) or setpgid(2),
+// a contained step's own user namespace set up (the ids mapped, while the
+// clone's capabilities there last),
 // a contained step's cgroup entered (child_path.cc, cgroup.h: with the host's
 // credentials, before any exec, the helper's included), stdio (stdio_plan.h,
 // keeping the descriptors the next steps still need).
@@ -51,9 +53,16 @@ namespace exactspawn {
 // fails: one write(2) of less than PIPE_BUF bytes, so the reader gets all of
 // it or nothing. Nothing arrives when the exec succeeds. The write ends after
 // the path's NUL (a longer path is cut at kStatusPathSize - 1 bytes).
+// The init of a contained step's PID namespace (native/helper/init.cc) keeps
+// the pipe until the end and writes one more record there once its leader
+// has ended and the namespace is empty: error 0, leader_ended 1 and the
+// leader's wait(2) status, so the host reports the leader's exit, not the
+// init's. A leader's failed start comes first (written before it exits).
 constexpr size_t kStatusPathSize = 4000;
 struct StartStatus {
-  int32_t error;  // positive errno
+  int32_t error;         // positive errno; 0 in a leader's end
+  int32_t leader_ended;  // 1: a PID namespace's leader ended with wait_status
+  int32_t wait_status;
   char syscall[sizeof(ChildPathFailure::syscall)];
   char step[sizeof(ChildPathFailure::step)];
   char path[kStatusPathSize];  // the failure's path, "" when it named none
@@ -63,9 +72,20 @@ static_assert(sizeof(StartStatus) <= 4096, "a start status must fit one PIPE_BUF
 // Writes `failure` as a StartStatus into fd (one write).
 void report_start_status(int fd, const StepFailure& failure);
 
+// Writes a leader's end (wait(2) status) as a StartStatus into fd (one write).
+void report_leader_end(int fd, int wait_status);
+
 // Entry steps.
 int reset_signals(StepFailure* failure);
 int enter_session(const SpawnRequest& request, StepFailure* failure);
+// For a child cloned into a user namespace of its own with its PID namespace
+// (PidNamespace::kPidAndUser): "deny" to /proc/self/setgroups, uid_map and
+// gid_map ("ID ID 1\n": the host's ids mapped to themselves), then
+// CAP_SYS_ADMIN kept across the helper's exec as an ambient capability (a
+// uid other than 0 loses every capability at exec; the init needs this one
+// for a mount view, and clears the ambient set in the leader). Each a raw
+// call on the child's own credentials: the host's memory is not touched.
+int map_user_namespace(const char* uid_map, const char* gid_map, StepFailure* failure);
 // Runs the stdio plan; the `keep_count` descriptors in keep[] are first moved
 // above every fd the plan touches (close-on-exec; keep[] is updated, -1
 // entries ignored) and survive its close_range.

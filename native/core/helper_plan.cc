@@ -116,6 +116,7 @@ int encode_plan(const SpawnRequest& request, const ExecControls& controls, pid_t
   h.nice = c.nice;
   h.no_new_privs = c.no_new_privs;
   h.parent_death_signal = c.parent_death_signal;
+  h.pid_namespace = static_cast<uint32_t>(c.pid_namespace);
   if (const SandboxPlan* s = c.sandbox; s != nullptr) {
     h.sandboxed = 1;
     h.drop_capabilities = s->drop_capabilities;
@@ -153,11 +154,13 @@ int decode_plan(char* bytes, size_t size, DecodedPlan* plan) {
   if (size < sizeof h) return -EINVAL;
   std::memcpy(&h, bytes, sizeof h);
   if (h.magic != kPlanMagic || h.version != kPlanVersion || (h.flags & ~kPlanKnownFlags) != 0 ||
-      h.size != size || h.mode > static_cast<uint32_t>(PlanMode::kProbeUserNamespaceView)) {
+      h.size != size || h.mode > static_cast<uint32_t>(PlanMode::kProbePidNamespace) ||
+      h.pid_namespace > static_cast<uint32_t>(PidNamespace::kPidAndUser)) {
     return -EINVAL;
   }
   plan->mode = static_cast<PlanMode>(h.mode);
   plan->parent = h.parent;
+  plan->controls.pid_namespace = static_cast<PidNamespace>(h.pid_namespace);
   if (plan->mode != PlanMode::kRun) return 0;
   SpawnRequest& r = plan->request;
   r.file = string_at(bytes, size, h.file);

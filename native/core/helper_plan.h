@@ -4,6 +4,7 @@
 // inherits. It carries everything the target steps need (child_steps.h): the
 // target's file, argv, envp and cwd; the exec controls (rlimits, nice, umask,
 // groups/gid/uid, parent-death signal and the host's pid, no_new_privs); the
+// PID namespace of a contained step (the helper is then its init); the
 // sandbox pieces (the seccomp program, the capability drop, the mount view's
 // paths, id maps and working directory, and the Landlock rules' paths, from
 // which the helper builds the ruleset itself).
@@ -31,12 +32,13 @@
 namespace exactspawn {
 
 constexpr uint32_t kPlanMagic = 0x58485350;  // "PSHX"
-constexpr uint32_t kPlanVersion = 2;
+constexpr uint32_t kPlanVersion = 3;
 constexpr uint32_t kPlanKnownFlags = 0;
 
 enum class PlanMode : uint32_t {
   kRun = 0,                     // the target steps, then the target's exec
   kProbeUserNamespaceView = 1,  // try a user-namespace mount view, exit 0 (works) or 1
+  kProbePidNamespace = 2,       // started as a PID namespace's init: exit 0
 };
 
 // Offsets are from the start of the plan; 0 means absent.
@@ -61,6 +63,8 @@ struct PlanHeader {
   int32_t nice;
   uint32_t no_new_privs;
   int32_t parent_death_signal;
+  // A contained step's PID namespace (PidNamespace): the helper is its init.
+  uint32_t pid_namespace;
   // The sandbox (sandboxed == 0: none).
   uint32_t sandboxed, drop_capabilities;
   uint32_t filter, filter_length;  // struct sock_filter[filter_length]

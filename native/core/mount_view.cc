@@ -126,6 +126,13 @@ int try_user_namespace_view() {
 __attribute__((no_sanitize_address)) int apply_mount_view(const MountView& view, const char** name,
                                                           const char** path) {
   if (int err = enter_namespaces(view, name, path); err != 0) return err;
+  // The calling task's PID namespace is the new proc's (proc(5)).
+  if (view.fresh_proc &&
+      syscall(SYS_mount, "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
+    *name = "mount";
+    *path = "/proc";
+    return -errno;
+  }
   const size_t count = view.writable_count;
   int* targets = view.fds;
   int* trees = view.fds + count;

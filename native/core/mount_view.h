@@ -59,6 +59,10 @@ struct MountView {
   bool user_namespace = false;
   const char* uid_map = nullptr;
   const char* gid_map = nullptr;
+  // A fresh proc mounted on /proc (read-only with the rest), so /proc shows
+  // the PID namespace the child runs in (a contained step's, see
+  // helper/init.h); the helper sets it, the host never does.
+  bool fresh_proc = false;
   // The host's working directory, entered again once the view is made (the
   // child's would otherwise stay on the copy of the mount beneath a writable
   // path's clone, read-only); nullptr when unknown.
@@ -69,6 +73,7 @@ struct MountView {
 // CLONE_NEWUSER when view.user_namespace, then "deny" written to
 // /proc/self/setgroups and the two maps, user_namespaces(7)); "/" made
 // recursively private (nothing propagates back to the host's namespace);
+// with fresh_proc, a new proc mounted on /proc (nosuid, nodev, noexec);
 // each writable path opened without following symbolic links (openat2
 // RESOLVE_NO_SYMLINKS, in the new namespace) and its tree cloned
 // (open_tree OPEN_TREE_CLONE | AT_RECURSIVE), its mounts' flags as they are

@@ -8,6 +8,8 @@
 // reads the plan (core/helper_plan.h), runs the target steps in their one
 // order (core/child_steps.h) and execs the target. A failed step goes to the
 // close-on-exec start-status pipe as one StartStatus; the helper exits 127.
+// As PID 1 of a contained step's PID namespace it is the namespace's init
+// instead (init.h): it forks the leader, which runs those steps.
 // Run in a probe mode it answers one question by its exit status instead.
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -19,6 +21,7 @@
 #include "../core/child_steps.h"
 #include "../core/helper_plan.h"
 #include "../core/mount_view.h"
+#include "init.h"
 
 using namespace exactspawn;
 
@@ -78,6 +81,9 @@ int main(int argc, char** argv) {
   DecodedPlan plan;
   if (int err = decode_plan(bytes, size, &plan); err != 0) fail({err, "read", "helper"});
   if (plan.mode == PlanMode::kProbeUserNamespaceView) return try_user_namespace_view() == 0 ? 0 : 1;
+  // Started in the namespaces (the ids mapped by the vfork child): it works.
+  if (plan.mode == PlanMode::kProbePidNamespace) return 0;
+  if (plan.controls.pid_namespace != PidNamespace::kNone) run_as_init(&plan, status_fd);
 
   StepFailure failure;
   if (run_target_steps(plan.request, plan.controls, plan.parent, &failure) != 0) fail(failure);

@@ -1,6 +1,11 @@
 /** `exactspawn sandbox [--json]`: what this machine can enforce for the `sandbox` option. */
 import { nativeStatus } from "../native.js";
-import { type CgroupSupport, cgroupSupport } from "../spawn/contain-plan.js";
+import {
+  type CgroupSupport,
+  cgroupSupport,
+  type PidNamespaceSupport,
+  pidNamespaceSupport,
+} from "../spawn/contain-plan.js";
 import { type SandboxPart, type SandboxSupport, sandboxSupport } from "../spawn/sandbox.js";
 import { parseCommandLine } from "./command-line.js";
 import { colorEnabled, paint, table } from "./format.js";
@@ -21,6 +26,9 @@ Prints what the kernel here can enforce for spawn's \`sandbox\` option:
   contained     whether steps can be contained (the \`contain\` option: a cgroup
                 v2 of their own under the host's cgroup), the controllers limits
                 can use, or why not (docs/containment.md; not in the exit status)
+  PID namespace whether steps can be contained in a PID namespace of their own
+                instead (with a user namespace on a host that is not root), or
+                why not; the default where no cgroup can be made
 
 Options:
   --json   one JSON object (schema: exactspawn.sandbox/v1)
@@ -45,6 +53,7 @@ const VIEW_UNAVAILABLE: Record<NonNullable<SandboxSupport["readOnlyViewUnavailab
 export function sandboxJson(
   support: SandboxSupport,
   cgroup: CgroupSupport = cgroupSupport(),
+  pid: PidNamespaceSupport = pidNamespaceSupport(),
 ): Record<string, unknown> {
   return {
     schema: "exactspawn.sandbox/v1",
@@ -58,10 +67,15 @@ export function sandboxJson(
     readOnlyViewUserNamespace: support.readOnlyViewUserNamespace,
     missing: support.missing,
     containment: {
-      mechanism: cgroup.available ? "cgroup" : null,
+      mechanism: cgroup.available ? "cgroup" : pid.available ? "pid-namespace" : null,
       cgroupParent: cgroup.parent,
       controllers: cgroup.controllers,
       reason: cgroup.reason,
+      pidNamespace: {
+        available: pid.available,
+        userNamespace: pid.userNamespace,
+        reason: pid.reason,
+      },
     },
   };
 }
@@ -117,7 +131,14 @@ export function runSandbox(argv: string[]): number {
     "contained",
     cgroup.available
       ? yes(true, `cgroup under ${cgroup.parent} (controllers for limits: ${controllers})`)
-      : yes(false, `no: ${cgroup.reason}`),
+      : yes(false, `no cgroup: ${cgroup.reason}`),
+  ]);
+  const pid = pidNamespaceSupport();
+  rows.push([
+    "PID namespace",
+    pid.available
+      ? yes(true, pid.userNamespace ? "yes (with a user namespace)" : "yes")
+      : yes(false, `no: ${pid.reason}`),
   ]);
   process.stdout.write(`${table(rows)}\n`);
   return support.missing.length === 0 && support.native ? 0 : 1;

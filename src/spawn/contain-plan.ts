@@ -1,16 +1,22 @@
 /**
  * What containment this host can give a step, and what one step gets
- * (contain.ts has the option). The mechanism is cgroup v2 (native/core/
- * cgroup.h): where the host may create a cgroup under the parent — root, a
- * delegated systemd scope or user slice, a container with a cgroup namespace
- * of its own — each step gets a fresh cgroup there. Where it may not, a
+ * (contain.ts has the option). Two mechanisms:
+ * - cgroup v2 (native/core/cgroup.h): where the host may create a cgroup
+ *   under the parent — root, a delegated systemd scope or user slice, a
+ *   container with a cgroup namespace of its own — each step gets a fresh
+ *   cgroup there;
+ * - a PID namespace (native/helper/init.h): the step runs under the exec
+ *   helper as PID 1 of a namespace of its own, whose end kills everything in
+ *   it (with a user namespace too where the host lacks CAP_SYS_ADMIN).
+ * The default takes the cgroup where it can, else the namespace (not when
+ * limits are asked: only a cgroup has them). Where neither applies, a
  * required containment is refused with a ContainmentError that names what is
  * missing and how to get it; "best-effort" runs the step uncontained and
  * reports `contained: null`.
  *
- * The host's answer is probed once per parent and kept (a parent does not
- * become writable or lose a controller under a running host often enough
- * to pay for a probe per step).
+ * The host's answer is probed once (per parent for a cgroup) and kept (a
+ * parent does not become writable or lose a controller under a running host
+ * often enough to pay for a probe per step).
  */
 import { accessSync, constants, readFileSync } from "node:fs";
 import { type NativeBinding, nativeBinding, type RawContain } from "../native.js";
@@ -102,6 +108,62 @@ export function cgroupSupport(
 /** Forgets what was probed (tests that change the host's cgroups). */
 export function forgetCgroupSupport(): void {
   cache.clear();
+  pidCache.clear();
+}
+
+/** Whether this host can run a step in a PID namespace of its own, and how. */
+export interface PidNamespaceSupport {
+  readonly available: boolean;
+  /**
+   * Whether a user namespace is made with it (the host lacks CAP_SYS_ADMIN:
+   * unprivileged user namespaces must be allowed).
+   */
+  readonly userNamespace: boolean;
+  /** Why not, in the user's words with the remedy (null when available). */
+  readonly reason: string | null;
+  /** What is missing, as ContainmentError.missing names it. */
+  readonly missing: readonly string[];
+}
+
+const USERNS =
+  "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1 where the kernel has it, " +
+  "user.max_user_namespaces above 0, and no security module refusing them), or run the host with CAP_SYS_ADMIN";
+
+const pidCache = new Map<NativeBinding | null, PidNamespaceSupport>();
+
+/**
+ * Whether and how this host can run a contained step in a PID namespace
+ * (tried once with the exec helper, then kept). Never throws.
+ */
+export function pidNamespaceSupport(
+  binding: NativeBinding | null = nativeBinding(),
+): PidNamespaceSupport {
+  const known = pidCache.get(binding);
+  if (known !== undefined) return known;
+  let support: PidNamespaceSupport;
+  if (binding === null || typeof binding.probePidNamespace !== "function") {
+    support = {
+      available: false,
+      userNamespace: false,
+      reason:
+        "a PID namespace needs the native addon and its exec helper, which are not loaded (the child_process fallback cannot start a child in one)",
+      missing: ["native engine"],
+    };
+  } else {
+    const probe = binding.probePidNamespace();
+    support = probe.works
+      ? { available: true, userNamespace: probe.userNamespace, reason: null, missing: [] }
+      : {
+          available: false,
+          userNamespace: probe.userNamespace,
+          reason: probe.userNamespace
+            ? `this host cannot make a user namespace with a PID namespace (${probe.code ?? "EPERM"}): ${USERNS}`
+            : `this host cannot make a PID namespace (${probe.code ?? "EPERM"}): a kernel with PID namespaces (CONFIG_PID_NS) and no policy refusing them`,
+          missing: [probe.userNamespace ? "user namespace" : "pid namespace"],
+        };
+  }
+  pidCache.set(binding, Object.freeze(support));
+  return support;
 }
 
 /** What one step gets: the addon's `contain` and the report, or nothing. */
@@ -124,28 +186,73 @@ export function planContainment(
   binding: NativeBinding | null = nativeBinding(),
 ): ContainmentPlan {
   if (contain === undefined) return NONE;
-  const support = native
-    ? cgroupSupport(contain.cgroupParent, binding)
-    : unavailable(
-        null,
-        "native engine",
-        "containment needs the native engine; this step runs on the child_process fallback",
-      );
-  if (!support.available || support.parent === null) {
-    if (!contain.required) return NONE;
-    throw new ContainmentError(
-      "ERR_EXACTSPAWN_CONTAINMENT_UNAVAILABLE",
-      `contain: ${support.reason}`,
-      support.missing,
+  if (!native) {
+    return refuse(
+      contain,
+      "containment needs the native engine; this step runs on the child_process fallback",
+      ["native engine"],
     );
   }
+  if (contain.mechanism === "pid-namespace") return inPidNamespace(contain, binding, null);
+  const support = cgroupSupport(contain.cgroupParent, binding);
+  if (!support.available || support.parent === null) {
+    // The default falls back to the namespace, unless a cgroup was named
+    // (mechanism, parent or limits): only a cgroup gives those.
+    const cgroupAsked =
+      contain.mechanism === "cgroup" ||
+      contain.cgroupParent !== undefined ||
+      contain.limits.length > 0;
+    if (!cgroupAsked) return inPidNamespace(contain, binding, support);
+    return refuse(contain, support.reason ?? "no cgroup", support.missing);
+  }
+  return inCgroup(contain, support);
+}
+
+function refuse(
+  contain: NormalizedContain,
+  reason: string,
+  missing: readonly string[],
+): ContainmentPlan {
+  if (!contain.required) return NONE;
+  throw new ContainmentError(
+    "ERR_EXACTSPAWN_CONTAINMENT_UNAVAILABLE",
+    `contain: ${reason}`,
+    missing,
+  );
+}
+
+/** The PID namespace; `cgroup` is why no cgroup applied (the default's fallback), else null. */
+function inPidNamespace(
+  contain: NormalizedContain,
+  binding: NativeBinding | null,
+  cgroup: CgroupSupport | null,
+): ContainmentPlan {
+  const support = pidNamespaceSupport(binding);
+  if (!support.available) {
+    const reason =
+      cgroup === null
+        ? support.reason
+        : `no cgroup (${cgroup.reason}); no PID namespace (${support.reason})`;
+    return refuse(contain, reason ?? "no PID namespace", [
+      ...(cgroup?.missing ?? []),
+      ...support.missing,
+    ]);
+  }
+  return {
+    raw: { namespace: support.userNamespace ? "pid+user" : "pid" },
+    report: Object.freeze({ mechanism: "pid-namespace", userNamespace: support.userNamespace }),
+  };
+}
+
+function inCgroup(contain: NormalizedContain, support: CgroupSupport): ContainmentPlan {
+  const parent = support.parent as string;
   const missing = contain.limits
     .map(([controller]) => controller)
     .filter((controller) => !support.controllers.includes(controller));
   if (missing.length > 0 && contain.required) {
     throw new ContainmentError(
       "ERR_EXACTSPAWN_CONTAINMENT_CONTROLLER",
-      `contain: the ${missing.join(", ")} controller${missing.length > 1 ? "s are" : " is"} not delegated to ${support.parent} (its cgroup.subtree_control lists ${support.controllers.length > 0 ? support.controllers.join(" ") : "none"}): enable ${missing.map((c) => `+${c}`).join(" ")} there (systemd: Delegate=yes), or drop the limit`,
+      `contain: the ${missing.join(", ")} controller${missing.length > 1 ? "s are" : " is"} not delegated to ${parent} (its cgroup.subtree_control lists ${support.controllers.length > 0 ? support.controllers.join(" ") : "none"}): enable ${missing.map((c) => `+${c}`).join(" ")} there (systemd: Delegate=yes), or drop the limit`,
       missing.map((controller) => `controller ${controller}`),
     );
   }
@@ -156,10 +263,10 @@ export function planContainment(
     if (value !== undefined && support.controllers.includes(controller)) asked[key] = value;
   }
   return {
-    raw: limits.length > 0 ? { parent: support.parent, limits } : { parent: support.parent },
+    raw: limits.length > 0 ? { parent, limits } : { parent },
     report: Object.freeze({
       mechanism: "cgroup",
-      cgroupParent: support.parent,
+      cgroupParent: parent,
       limits: Object.freeze(asked),
     }),
   };

@@ -8,8 +8,18 @@
  */
 import { assertKnownOptions, knownKeys } from "../known-options.js";
 
+/** How a step is contained (docs/containment.md). */
+export type ContainMechanism = "cgroup" | "pid-namespace";
+
 /** Containment with limits over the whole tree (each needs its controller delegated). */
 export interface ContainSettings {
+  /**
+   * `"cgroup"`: a cgroup of the step's own; `"pid-namespace"`: a PID
+   * namespace of its own, under the addon's init as PID 1. Default: a cgroup
+   * where this host can make one, else the PID namespace (limits and
+   * `cgroupParent` need the cgroup).
+   */
+  mechanism?: ContainMechanism;
   /**
    * The cgroup directory (absolute, inside the cgroup2 mount) under which the
    * host makes its sub-tree of step cgroups. Default: the host's own cgroup.
@@ -33,6 +43,8 @@ export type ContainOption = boolean | "best-effort" | ContainSettings;
 /** What a step asked for, validated. Limits are [controller, file, value] as the cgroup takes them. */
 export interface NormalizedContain {
   readonly required: boolean;
+  /** undefined: the cgroup where this host can, else the PID namespace. */
+  readonly mechanism: ContainMechanism | undefined;
   readonly cgroupParent: string | undefined;
   readonly limits: ReadonlyArray<readonly [string, string, string]>;
   /** The limits as asked, for the report. */
@@ -40,7 +52,17 @@ export interface NormalizedContain {
 }
 
 /** What was applied to a step: its `contained` field (null: nothing). */
-export interface ContainedReport {
+export type ContainedReport = CgroupContainedReport | PidNamespaceContainedReport;
+
+/** The step ran in a PID namespace of its own under the addon's init. */
+export interface PidNamespaceContainedReport {
+  readonly mechanism: "pid-namespace";
+  /** Whether a user namespace was made with it (a host without CAP_SYS_ADMIN). */
+  readonly userNamespace: boolean;
+}
+
+/** The step ran in a cgroup of its own. */
+export interface CgroupContainedReport {
   readonly mechanism: "cgroup";
   /** The parent the step's cgroup was made under. */
   readonly cgroupParent: string;
@@ -49,6 +71,7 @@ export interface ContainedReport {
 }
 
 const SETTINGS_KEYS = knownKeys<ContainSettings>({
+  mechanism: true,
   cgroupParent: true,
   memoryMax: true,
   pidsMax: true,
@@ -71,9 +94,17 @@ function integer(value: unknown, where: string, min: number): number {
  */
 export function normalizeContain(api: string, value: unknown): NormalizedContain | undefined {
   if (value === undefined || value === false) return undefined;
-  if (value === true) return { required: true, cgroupParent: undefined, limits: [], asked: {} };
+  if (value === true) {
+    return { required: true, mechanism: undefined, cgroupParent: undefined, limits: [], asked: {} };
+  }
   if (value === "best-effort") {
-    return { required: false, cgroupParent: undefined, limits: [], asked: {} };
+    return {
+      required: false,
+      mechanism: undefined,
+      cgroupParent: undefined,
+      limits: [],
+      asked: {},
+    };
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new TypeError(
@@ -110,7 +141,15 @@ export function normalizeContain(api: string, value: unknown): NormalizedContain
     const quota = Math.max(1000, Math.round(s.cpuMax * CPU_PERIOD));
     limits.push(["cpu", "cpu.max", `${quota} ${CPU_PERIOD}`]);
   }
-  return { required: true, cgroupParent: s.cgroupParent, limits, asked };
+  if (s.mechanism !== undefined && s.mechanism !== "cgroup" && s.mechanism !== "pid-namespace") {
+    throw new TypeError(`${where}.mechanism must be "cgroup" or "pid-namespace"`);
+  }
+  if (s.mechanism === "pid-namespace" && (limits.length > 0 || s.cgroupParent !== undefined)) {
+    throw new TypeError(
+      `${where}: memoryMax, pidsMax, cpuMax and cgroupParent need mechanism "cgroup" (a PID namespace has no limits)`,
+    );
+  }
+  return { required: true, mechanism: s.mechanism, cgroupParent: s.cgroupParent, limits, asked };
 }
 
 /** Containment was asked and this host cannot apply it as asked; nothing was started. */

@@ -65,7 +65,11 @@ describe("exactspawn sandbox", () => {
       missing,
       containment:
         isRoot && cgroup2
-          ? expect.objectContaining({ mechanism: "cgroup", reason: null })
+          ? expect.objectContaining({
+              mechanism: "cgroup",
+              reason: null,
+              pidNamespace: { available: true, userNamespace: false, reason: null },
+            })
           : expect.any(Object),
     });
     expect(run.status).toBe(missing.length === 0 ? 0 : 1);
@@ -85,6 +89,7 @@ describe("exactspawn sandbox", () => {
     if (missing.length === 0) expect(run.stdout).toMatch(/^enforced\s+filesystem, truncate/m);
     if (isRoot) {
       expect(run.stdout).toMatch(view ? /^read-only view\s+yes$/m : /^read-only view\s+no: /m);
+      expect(run.stdout).toMatch(/^PID namespace\s+yes$/m);
     }
   });
 

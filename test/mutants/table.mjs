@@ -17,6 +17,7 @@
 // unique, so a row is easy to re-point when its code moves.
 
 const SANDBOX = "Sandbox (on request)";
+const PIDNS = "Contained steps: a PID namespace";
 
 /** @type {readonly import("./table.d.mts").Mutant[]} */
 export const MUTANTS = [
@@ -263,8 +264,8 @@ export const MUTANTS = [
     name: "sandboxed-child-through-helper",
     control: "A credential-changing child never shares the host's memory",
     file: "native/core/child_path.cc",
-    search: "controls.set_groups || controls.sandbox != nullptr;",
-    replace: "controls.set_groups;",
+    search: "controls.sandbox != nullptr || controls.pid_namespace",
+    replace: "controls.pid_namespace",
     native: true,
     tests: ["test/spawn/sandbox-helper.test.ts"],
   },
@@ -680,6 +681,70 @@ export const MUTANTS = [
     replace: "OpenHow how = {O_PATH | O_CLOEXEC, 0, 0};",
     native: true,
     tests: ["test/spawn/sandbox-symlink-swap.test.ts"],
+  },
+  // --- containment in a PID namespace (native/helper/init.cc) ---
+  {
+    name: "pidns-new-namespace",
+    control: PIDNS,
+    file: "native/core/child_path.cc",
+    search: "flags |= CLONE_NEWPID;",
+    replace: "flags |= 0;",
+    native: true,
+    tests: ["test/spawn/contain-pidns.test.ts"],
+  },
+  {
+    name: "pidns-init-kills-rest",
+    control: PIDNS,
+    file: "native/helper/init.cc",
+    search: "kill(-1, SIGKILL);",
+    replace: "kill(-1, 0);",
+    native: true,
+    tests: ["test/spawn/contain-pidns.test.ts"],
+  },
+  {
+    name: "pidns-parent-death",
+    control: PIDNS,
+    file: "native/helper/init.cc",
+    search: "prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0)",
+    replace: "prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0)",
+    native: true,
+    tests: ["test/spawn/contain-pidns-host.test.ts"],
+  },
+  {
+    name: "pidns-forward-signals",
+    control: PIDNS,
+    file: "native/helper/init.cc",
+    search: "forward(leader, sig);",
+    replace: "(void)leader;",
+    native: true,
+    tests: ["test/spawn/contain-pidns.test.ts"],
+  },
+  {
+    name: "pidns-leader-status",
+    control: PIDNS,
+    file: "native/child_watch.cc",
+    search: "if (leader_status >= 0) set_exit_status(leader_status, &w->exit);",
+    replace: "(void)leader_status;",
+    native: true,
+    tests: ["test/spawn/contain-pidns.test.ts"],
+  },
+  {
+    name: "pidns-fresh-proc",
+    control: PIDNS,
+    file: "native/helper/init.cc",
+    search: "plan->view.fresh_proc = true;",
+    replace: "plan->view.fresh_proc = false;",
+    native: true,
+    tests: ["test/spawn/contain-pidns.test.ts"],
+  },
+  {
+    name: "pidns-default-fallback",
+    control: PIDNS,
+    file: "src/spawn/contain-plan.ts",
+    search: "if (!cgroupAsked) return inPidNamespace(contain, binding, support);",
+    replace: "",
+    native: false,
+    tests: ["test/spawn/contain-plan.test.ts", "test/spawn/contain-pidns-host.test.ts"],
   },
 ];
 

@@ -5,9 +5,10 @@
  *   daemon, double fork and `nohup` job die with the step;
  * - the host is SIGKILLed mid-step: the watchdog kills the host's cgroup
  *   sub-tree and removes it;
- * - a host that may not create a cgroup (run as `nobody`): `contain: true`
- *   is refused with a ContainmentError naming what is missing, and bash
- *   steps run uncontained with `contained: null`.
+ * - a host that may not create a cgroup (run as `nobody`): the cgroup
+ *   mechanism asked by name is refused with a ContainmentError naming what
+ *   is missing; `contain: true` and bash steps fall back to a PID namespace
+ *   (contain-pidns-host.test.ts has its escapers).
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -127,12 +128,12 @@ describe.runIf(canContain)("contained steps of a worker that ends", () => {
 describe.runIf(nativeStatus().loaded && isRoot && setpriv)(
   "a host that may not create a cgroup (run as nobody)",
   () => {
-    it("refuses contain: true with a ContainmentError; bash steps run uncontained, saying so", () => {
+    it("refuses the cgroup mechanism with a ContainmentError; the default takes a PID namespace", () => {
       const run = runHost<{ code: string; missing: string[]; message: string; bash: unknown }>(
         dir,
         `
         import { createRuntime, spawn } from DIST;
-        const error = await spawn("/bin/true", [], { contain: true }).then(() => null, (e) => e);
+        const error = await spawn("/bin/true", [], { contain: { mechanism: "cgroup" } }).then(() => null, (e) => e);
         const runtime = createRuntime({ parentEnv: { PATH: "/usr/bin:/bin" } });
         const bash = await runtime.bash("true");
         report({ code: error?.code, missing: error?.missing, message: error?.message, bash: bash.contained });
@@ -147,7 +148,7 @@ describe.runIf(nativeStatus().loaded && isRoot && setpriv)(
       expect(r.code).toBe("ERR_EXACTSPAWN_CONTAINMENT_UNAVAILABLE");
       expect(r.missing).toEqual(["writable cgroup"]);
       expect(r.message).toMatch(/Delegate=yes/);
-      expect(r.bash).toBeNull();
+      expect(r.bash).toEqual({ mechanism: "pid-namespace", userNamespace: true });
     });
   },
 );

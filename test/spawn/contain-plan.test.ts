@@ -14,6 +14,7 @@ import { ContainmentError, normalizeContain } from "../../src/spawn/contain.js";
 import {
   cgroupSupport,
   forgetCgroupSupport,
+  pidNamespaceSupport,
   planContainment,
 } from "../../src/spawn/contain-plan.js";
 
@@ -57,6 +58,9 @@ describe("normalizeContain", () => {
     [{ cgroupParent: "relative" }, /cgroupParent must be an absolute path/],
     [{ cgroupParent: "/a\nb" }, /without NUL or newline/],
     [{ memorymax: 1 }, /unknown option "memorymax"/],
+    [{ mechanism: "namespace" }, /mechanism must be "cgroup" or "pid-namespace"/],
+    [{ mechanism: "pid-namespace", pidsMax: 8 }, /need mechanism "cgroup"/],
+    [{ mechanism: "pid-namespace", cgroupParent: "/sys/fs/cgroup" }, /need mechanism "cgroup"/],
   ])("refuses %j with a TypeError naming it", (value, message) => {
     expect(() => normalizeContain("spawn", value)).toThrow(TypeError);
     expect(() => normalizeContain("spawn", value)).toThrow(message);
@@ -75,7 +79,7 @@ describe("planContainment", () => {
     const { own, binding } = host("cpu memory pids\n");
     const plan = planContainment(normalizeContain("spawn", { pidsMax: 64 }), true, binding);
     expect(plan.raw).toEqual({ parent: own, limits: [["pids", "pids.max", "64"]] });
-    expect(plan.report?.limits).toEqual({ pidsMax: 64 });
+    expect(plan.report).toMatchObject({ mechanism: "cgroup", limits: { pidsMax: 64 } });
   });
 
   it("refuses a limit whose controller is not delegated, naming it (fails closed)", () => {
@@ -121,6 +125,73 @@ describe("planContainment", () => {
     expect(() =>
       planContainment(normalizeContain("spawn", { cgroupParent: "/etc" }), true, binding),
     ).toThrow(/not inside the cgroup2 mount/);
+  });
+
+  describe("the PID namespace", () => {
+    type Probe = ReturnType<NonNullable<NativeBinding["probePidNamespace"]>>;
+    const withPid = (binding: NativeBinding, probe: Probe) =>
+      Object.assign(Object.create(binding) as NativeBinding, { probePidNamespace: () => probe });
+    const noCgroup = () => host("", { errno: -2, code: "ENOENT" }).binding;
+    const userns: Probe = { works: true, userNamespace: true };
+    const refused: Probe = { works: false, userNamespace: true, errno: -1, code: "EPERM" };
+
+    it("is the default where no cgroup can be made, and is reported", () => {
+      const binding = withPid(noCgroup(), userns);
+      const plan = planContainment(normalizeContain("spawn", true), true, binding);
+      expect(plan.raw).toEqual({ namespace: "pid+user" });
+      expect(plan.report).toEqual({ mechanism: "pid-namespace", userNamespace: true });
+      expect(pidNamespaceSupport(binding)).toMatchObject({ available: true, userNamespace: true });
+    });
+
+    it("is taken when asked, even where a cgroup could be made", () => {
+      const binding = withPid(host("").binding, { works: true, userNamespace: false });
+      const plan = planContainment(
+        normalizeContain("spawn", { mechanism: "pid-namespace" }),
+        true,
+        binding,
+      );
+      expect(plan.raw).toEqual({ namespace: "pid" });
+      expect(plan.report).toEqual({ mechanism: "pid-namespace", userNamespace: false });
+    });
+
+    it("is no fallback for limits or an asked cgroup: those refuse", () => {
+      const binding = withPid(noCgroup(), userns);
+      for (const value of [{ pidsMax: 8 }, { mechanism: "cgroup" }]) {
+        expect(() => planContainment(normalizeContain("spawn", value), true, binding)).toThrow(
+          expect.objectContaining({ missing: ["cgroup2"] }),
+        );
+      }
+    });
+
+    it("where neither exists, refuses naming both remedies; best-effort runs uncontained", () => {
+      const binding = withPid(noCgroup(), refused);
+      let error: unknown;
+      try {
+        planContainment(normalizeContain("spawn", true), true, binding);
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(ContainmentError);
+      expect(error).toMatchObject({
+        code: "ERR_EXACTSPAWN_CONTAINMENT_UNAVAILABLE",
+        missing: ["cgroup2", "user namespace"],
+      });
+      const message = (error as Error).message;
+      expect(message).toMatch(/kernel\.unprivileged_userns_clone/);
+      expect(message).toMatch(/user\.max_user_namespaces/);
+      expect(message).toMatch(/cgroup2/);
+      expect(planContainment(normalizeContain("spawn", "best-effort"), true, binding)).toEqual({
+        raw: undefined,
+        report: null,
+      });
+    });
+
+    it("a forced namespace where none can be made names the user namespace", () => {
+      const binding = withPid(host("").binding, refused);
+      expect(() =>
+        planContainment(normalizeContain("spawn", { mechanism: "pid-namespace" }), true, binding),
+      ).toThrow(/unprivileged_userns_clone/);
+    });
   });
 
   it("without the addon nothing can be contained", () => {
