@@ -20,10 +20,12 @@
 // Writing the set removes the untagged prebuilds/<platform>/exactspawn.node
 // of earlier releases. Beside each architecture's addons it writes the exec
 // helper, prebuilds/linux-<arch>/exactspawn-helper (mode 0755): one static
-// program per architecture serves glibc and musl hosts alike, built with g++
-// -static (x64) or aarch64-linux-gnu-g++ -static (arm64) from the sources of
-// binding.gyp's exactspawn-helper target, stripped, then checked: ELF machine,
-// statically linked (no dynamic section, no interpreter), mode 0755.
+// program per architecture serves glibc and musl hosts alike, built with
+// zig c++ -target <arch>-linux-musl -static from the sources of binding.gyp's
+// exactspawn-helper target (musl's static start is cheap where glibc's is not:
+// every sandboxed, credential-changing or PID-namespace child execs it;
+// docs/performance.md), stripped, then checked: ELF machine, statically linked
+// (no dynamic section, no interpreter), mode 0755.
 // Takes ~2 min for linux-x64-glibc alone; the first musl
 // build also compiles musl and libc++ for Zig's cache (~8 min), kept in the
 // toolchain cache for later runs.
@@ -165,14 +167,17 @@ function helperSources() {
   return helper.sources.map((source) => join(root, source));
 }
 
-/** Builds prebuilds/linux-<arch>/exactspawn-helper (static, stripped, 0755). */
+/** Builds prebuilds/linux-<arch>/exactspawn-helper (static musl, stripped, 0755). */
 function buildHelper(arch) {
   const gnu = TARGETS[`linux-${arch}-glibc`].gnu;
   const native = arch === process.arch;
   const out = join(root, "prebuilds", `linux-${arch}`, "exactspawn-helper");
   mkdirSync(dirname(out), { recursive: true });
   const started = Date.now();
-  run(native ? "g++" : `${gnu}-g++`, [
+  run(toolchainBin("zig"), [
+    "c++",
+    "-target",
+    TARGETS[`linux-${arch}-musl`].zig,
     "-std=c++17",
     "-O2",
     "-Wall",
