@@ -134,11 +134,21 @@ function scratchCopy() {
     cpSync(join(root, file), join(dir, file), { preserveTimestamps: true });
   }
   symlinkSync(join(root, "node_modules"), join(dir, "node_modules"));
-  if (existsSync(join(root, "build/Makefile"))) {
+  if (buildOfThisTree()) {
     cpSync(join(root, "build"), join(dir, "build"), { recursive: true, preserveTimestamps: true });
   }
   mkdirSync(join(dir, ".mutant-logs"));
   return dir;
+}
+
+/**
+ * Whether build/ was configured for this tree: gyp writes absolute paths into
+ * it, and one configured elsewhere (a git worktree whose node_modules is
+ * another checkout's) does not build in the copy; the copy then rebuilds once.
+ */
+function buildOfThisTree() {
+  const makefile = join(root, "build/exactspawn.target.mk");
+  return existsSync(makefile) && readFileSync(makefile, "utf8").includes(`${root}/native/`);
 }
 
 function nodeGyp(dir, verb, log) {
