@@ -65,14 +65,17 @@ void ReadDeadline(Napi::Env env, Napi::Object deadline, const char* who, Deadlin
 }
 
 void ReadDeadlineNumbers(Napi::Env env, Napi::Value numbers, const char* who, DeadlinePlan* plan) {
+  // One napi_get_typedarray_info (each Napi::TypedArray accessor asks again).
+  napi_typedarray_type type = napi_int8_array;
+  size_t length = 0;
+  void* data = nullptr;
   if (!numbers.IsTypedArray() ||
-      numbers.As<Napi::TypedArray>().TypedArrayType() != napi_float64_array ||
-      numbers.As<Napi::TypedArray>().ElementLength() != kDeadlineNumbers) {
+      napi_get_typedarray_info(env, numbers, &type, &length, &data, nullptr, nullptr) != napi_ok ||
+      type != napi_float64_array || length != kDeadlineNumbers) {
     ThrowTypeError(env, std::string(who) + ": deadline must be a Float64Array of " +
                             std::to_string(kDeadlineNumbers) + " numbers");
   }
-  Napi::Float64Array array = numbers.As<Napi::Float64Array>();
-  const double* n = array.Data();
+  const double* n = static_cast<const double*>(data);
   plan->timeout_ms = Milliseconds(CheckedAtLeast(env, n[0], who, "timeoutMs", -1));
   plan->end_signal = CheckedSignal(env, n[1], who, "endSignal", false);
   if (n[2] != 0 && n[2] != 1) {

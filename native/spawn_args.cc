@@ -15,10 +15,24 @@ namespace exactspawn {
 
 namespace {
 
+// A string's UTF-8 in one Node-API call when it fits the stack buffer (a
+// path usually does), else the two of Utf8Value (length, then bytes). A cut
+// string stops at a whole character, so it fills all but at most 3 of the
+// 255 bytes: 251 or fewer can only be the whole string.
+std::string Utf8Of(Napi::Env env, Napi::Value value) {
+  char buffer[256];
+  size_t length = 0;
+  if (napi_get_value_string_utf8(env, value, buffer, sizeof(buffer), &length) == napi_ok &&
+      length + 4 < sizeof(buffer)) {
+    return std::string(buffer, length);
+  }
+  return value.As<Napi::String>().Utf8Value();
+}
+
 std::string StringOf(Napi::Env env, Napi::Value value, const std::string& where) {
   std::string out;
   if (value.IsString()) {
-    out = value.As<Napi::String>().Utf8Value();
+    out = Utf8Of(env, value);
   } else if (value.IsBuffer()) {
     Napi::Buffer<char> buffer = value.As<Napi::Buffer<char>>();
     out.assign(buffer.Data(), buffer.Length());
@@ -146,6 +160,10 @@ OwnedFds::~OwnedFds() {
   }
 }
 
+OwnedFd::~OwnedFd() {
+  if (fd >= 0) close_fd(fd);
+}
+
 bool OptionalBool(Napi::Env env, Napi::Object options, const char* key) {
   Napi::Value value = options.Get(key);
   if (value.IsUndefined()) return false;
@@ -251,7 +269,11 @@ void StartChild(Napi::Env env, SpawnArgs& args, StartedChild* child) {
   }
   // Then the pipes. Both owners close what they still
   // hold on every way out (the child's ends always, the parent's on failure).
-  std::vector<int> stdio = args.stdio;
+  // Without a pipe the slots go to the child as given: no copy.
+  bool any_pipe = false;
+  for (int slot : args.stdio) any_pipe = any_pipe || slot == kPipeSlot;
+  std::vector<int> stdio;
+  if (any_pipe) stdio = args.stdio;
   OwnedFds child_ends(stdio.size());
   for (size_t i = 0; i < stdio.size(); ++i) {
     if (stdio[i] != kPipeSlot) continue;
@@ -268,16 +290,17 @@ void StartChild(Napi::Env env, SpawnArgs& args, StartedChild* child) {
   request.argv = args.argv.pointers.data();
   request.envp = args.envp.pointers.data();
   request.cwd = args.has_cwd ? args.cwd.c_str() : nullptr;
-  request.stdio = stdio.data();
-  request.stdio_count = stdio.size();
+  const std::vector<int>& slots = any_pipe ? stdio : args.stdio;
+  request.stdio = slots.data();
+  request.stdio_count = slots.size();
   request.new_session = args.setsid;
   request.new_process_group = args.setpgroup;
   request.cgroup_fd = child->cgroup.dir_fd;  // -1 unless contained
-  request.pidfd = &child->pidfd.fds[0];
+  request.pidfd = &child->pidfd.fd;
 
   ChildPathFailure failure;
   int err = args.child_path ? spawn_child_path(request, args.controls.controls, &child->pid,
-                                               &child->start_status.fds[0], &failure)
+                                               &child->start_status.fd, &failure)
                             : spawn_process(request, &child->pid);
   // The child has entered the cgroup (or has its own copy of the fd).
   if (child->cgroup.dir_fd >= 0) close_fd(child->cgroup.dir_fd);
@@ -298,7 +321,7 @@ const std::string& StartFailurePath(const ChildPathFailure& failure, const std::
 
 void ThrowIfStartFailed(Napi::Env env, const SpawnArgs& args, StartedChild* child,
                         ChildExit* exit) {
-  int& fd = child->start_status.fds[0];
+  int& fd = child->start_status.fd;
   if (fd < 0) return;
   ChildPathFailure failure;
   int leader_status = -1;

@@ -56,6 +56,15 @@ struct OwnedFds {
   OwnedFds& operator=(const OwnedFds&) = delete;
 };
 
+// One fd, closed when it goes out of scope if still >= 0 (no allocation).
+struct OwnedFd {
+  int fd = -1;
+  OwnedFd() = default;
+  ~OwnedFd();
+  OwnedFd(const OwnedFd&) = delete;
+  OwnedFd& operator=(const OwnedFd&) = delete;
+};
+
 struct SpawnArgs {
   std::string file;
   CStringList argv;
@@ -126,8 +135,8 @@ bool OptionalBool(Napi::Env env, Napi::Object options, const char* key);
 struct StartedChild {
   pid_t pid = 0;
   OwnedFds parent_ends;
-  OwnedFds start_status{1};
-  OwnedFds pidfd{1};  // the child's pidfd from its clone (-1: none; the watch opens one)
+  OwnedFd start_status;
+  OwnedFd pidfd;  // the child's pidfd from its clone (-1: none; the watch opens one)
   StepCgroup cgroup;
   explicit StartedChild(size_t slots) : parent_ends(slots) {}
   ~StartedChild();

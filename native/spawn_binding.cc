@@ -166,18 +166,18 @@ Napi::Value SpawnChecked(const Napi::CallbackInfo& info) {
   StartChild(env, args, &child);
   std::vector<int>& parent_ends = child.parent_ends.fds;
   StartReport start;
-  start.fd = child.start_status.fds[0];
+  start.fd = child.start_status.fd;
   if (start.fd >= 0) {
     start.file = args.file;
     start.cwd = args.cwd;
   }
   // The watch owns the pidfd from here on, whatever happens.
-  const int pidfd = child.pidfd.fds[0];
-  child.pidfd.fds[0] = -1;
+  const int pidfd = child.pidfd.fd;
+  child.pidfd.fd = -1;
   Napi::Object handle = WatchChild(
       env, child.pid, on_exit.As<Napi::Function>(), capture, &parent_ends, extras.cleanup, &start,
       extras.has_deadline ? &extras.deadline : nullptr, &child.cgroup, positional, pidfd);
-  child.start_status.fds[0] = start.fd;  // -1 once the watch owns it
+  child.start_status.fd = start.fd;  // -1 once the watch owns it
   if (uncaptured_pipe) {
     Napi::Array fds = Napi::Array::New(env, parent_ends.size());
     for (size_t i = 0; i < parent_ends.size(); ++i) {

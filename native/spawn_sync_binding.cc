@@ -80,8 +80,8 @@ Napi::Value SpawnSyncChecked(const Napi::CallbackInfo& info) {
   StartChild(env, args, &child);
 
   run.pid = child.pid;
-  run.pidfd = child.pidfd.fds[0];
-  child.pidfd.fds[0] = -1;  // run_sync owns it now
+  run.pidfd = child.pidfd.fd;
+  child.pidfd.fd = -1;  // run_sync owns it now
   run.cgroup_path = child.cgroup.path.empty() ? nullptr : child.cgroup.path.c_str();
   std::vector<int>& ends = child.parent_ends.fds;
   run.stdin_fd = ends[0];

@@ -5,6 +5,7 @@
  */
 import {
   existsSync,
+  mkdirSync,
   mkdtempSync,
   readFileSync,
   readlinkSync,
@@ -147,6 +148,38 @@ describe.runIf(binding?.spawn !== undefined)("native spawn binding", () => {
         message: "posix_spawn ENOENT /nonexistent",
       }),
     );
+  });
+
+  it("reads a cwd of every length around its 256-byte string buffer whole, in 1- to 4-byte characters", async () => {
+    const root = mkdtempSync(join(tmpdir(), "exactspawn-cwd-"));
+    const pwdOf = (cwd: string) =>
+      new Promise<string>((resolve) => {
+        spawn({
+          file: "/bin/pwd",
+          argv: ["pwd"],
+          cwd,
+          stdio: [-1, -2, -1],
+          capture: [1],
+          captureLimit: 4096,
+          onOverflow() {},
+          onExit: (e) => resolve(String((e as RawChildExit).output?.[1]).trimEnd()),
+        });
+      });
+    try {
+      for (const character of ["a", "é", "€", "😀"]) {
+        for (let bytes = 244; bytes <= 262; bytes++) {
+          // `bytes` long: the characters, then ASCII up to the length.
+          let cwd = `${root}/`;
+          while (Buffer.byteLength(cwd + character) <= bytes) cwd += character;
+          cwd += "b".repeat(bytes - Buffer.byteLength(cwd));
+          mkdirSync(cwd);
+          expect(await pwdOf(cwd)).toBe(cwd);
+          rmSync(cwd, { recursive: true });
+        }
+      }
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it("delivers the exit once, with the handle as this, then refuses signals", async () => {
