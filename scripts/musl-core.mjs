@@ -38,6 +38,7 @@ export const CORE = [
   "kernel_support",
   "spawn_process",
   "child_path",
+  "clone3",
   "child_steps",
   "helper_plan",
   "memfd",
