@@ -26,6 +26,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmdirSync,
   rmSync,
@@ -209,14 +210,24 @@ function endCgroup(cgroup) {
       return pid;
     }
   });
-  if (left.length > 0) writeFileSync(join(cgroup, "cgroup.kill"), "1");
+  // Processes in cgroups below (a contained step's) count too: kill the whole tree.
+  const populated = () => /populated 1/.test(readFileSync(join(cgroup, "cgroup.events"), "utf8"));
+  if (populated()) writeFileSync(join(cgroup, "cgroup.kill"), "1");
   const until = Date.now() + 30_000;
-  while (/populated 1/.test(readFileSync(join(cgroup, "cgroup.events"), "utf8"))) {
+  while (populated()) {
     if (Date.now() > until) throw new Error(`mutants: ${cgroup} does not empty`);
     spawnSync("sleep", ["0.1"]);
   }
-  rmdirSync(cgroup);
+  removeCgroupTree(cgroup);
   return left;
+}
+
+/** Removes an empty cgroup and the cgroups below it (a contained step's), deepest first. */
+function removeCgroupTree(cgroup) {
+  for (const entry of readdirSync(cgroup, { withFileTypes: true })) {
+    if (entry.isDirectory()) removeCgroupTree(join(cgroup, entry.name));
+  }
+  rmdirSync(cgroup);
 }
 
 /**

@@ -18,6 +18,7 @@
 
 const SANDBOX = "Sandbox (on request)";
 const PIDNS = "Contained steps: a PID namespace";
+const CGROUP = "Contained steps: a cgroup";
 
 /** @type {readonly import("./table.d.mts").Mutant[]} */
 export const MUTANTS = [
@@ -681,6 +682,33 @@ export const MUTANTS = [
     replace: "OpenHow how = {O_PATH | O_CLOEXEC, 0, 0};",
     native: true,
     tests: ["test/spawn/sandbox-symlink-swap.test.ts"],
+  },
+  // --- containment in a cgroup (native/core/cgroup.h) ---
+  {
+    name: "cgroup-child-created-inside",
+    control: CGROUP,
+    file: "native/core/child_path.cc",
+    search: "args->in_cgroup = true;",
+    replace: "args->in_cgroup = true;\n  clone.flags &= ~kCloneIntoCgroup;",
+    native: true,
+    tests: ["test/spawn/contain.test.ts"],
+  },
+  {
+    name: "cgroup-killed-at-end",
+    control: CGROUP,
+    file: "native/tree_watch.cc",
+    search: "kill_cgroup(w->cgroup.path);",
+    replace: "(void)0;",
+    native: true,
+    tests: ["test/spawn/contain.test.ts"],
+  },
+  {
+    name: "cgroup-watchdog-kill",
+    control: CGROUP,
+    file: "src/spawn/watchdog.ts",
+    search: 'echo 1 > "$r/cgroup.kill"',
+    replace: ": > /dev/null",
+    tests: ["test/spawn/contain-host.test.ts"],
   },
   // --- containment in a PID namespace (native/helper/init.cc) ---
   {
