@@ -708,6 +708,7 @@ export const MUTANTS = [
     file: "src/spawn/watchdog.ts",
     search: 'echo 1 > "$r/cgroup.kill"',
     replace: ": > /dev/null",
+    native: false,
     tests: ["test/spawn/contain-host.test.ts"],
   },
   // --- containment in a PID namespace (native/helper/init.cc) ---
