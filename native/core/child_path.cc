@@ -24,6 +24,7 @@
 #include "clone3.h"
 #include "helper_plan.h"
 #include "memfd.h"
+#include "mount_view.h"
 #include "stdio_plan.h"
 
 #ifndef CLONE_PIDFD
@@ -68,24 +69,6 @@ struct ChildArgs {
   char gid_map[32];
   StepFailure failure;
 };
-
-// "ID ID 1\n" into map (at least 32 bytes).
-void id_map(unsigned id, char* map) {
-  char digits[12];
-  int count = 0;
-  do {
-    digits[count++] = static_cast<char>('0' + id % 10);
-    id /= 10;
-  } while (id > 0);
-  size_t at = 0;
-  for (int twice = 0; twice < 2; ++twice) {
-    for (int i = count - 1; i >= 0; --i) map[at++] = digits[i];
-    map[at++] = ' ';
-  }
-  map[at++] = '1';
-  map[at++] = '\n';
-  map[at] = '\0';
-}
 
 // Writes the decimal form of n (>= -1) into buf (at least 12 bytes).
 EXACTSPAWN_CHILD_CODE void decimal(int n, char* buf) {

@@ -11,6 +11,7 @@
 
 #include <cerrno>
 
+#include "capabilities.h"
 #include "mount_view.h"
 #include "sandbox.h"
 
@@ -243,17 +244,11 @@ EXACTSPAWN_CHILD_CODE int map_user_namespace(const char* uid_map, const char* gi
   if (err != 0) return err;
   // The inheritable set as the permitted one (every capability, in the new
   // namespace), so CAP_SYS_ADMIN can be raised in the ambient set.
-  struct {
-    uint32_t version;
-    int pid;
-  } header = {0x20080522, 0};  // _LINUX_CAPABILITY_VERSION_3
-  struct {
-    uint32_t effective, permitted, inheritable;
-  } data[2] = {};
+  CapHeader header = {kCapabilityVersion3, 0};
+  CapData data[2] = {};
   if (syscall(SYS_capget, &header, data) != 0) return fail(failure, "capget", "contain");
   for (auto& word : data) word.inheritable = word.permitted;
   if (syscall(SYS_capset, &header, data) != 0) return fail(failure, "capset", "contain");
-  constexpr int kCapSysAdmin = 21;
   if (syscall(SYS_prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, kCapSysAdmin, 0, 0) != 0) {
     return fail(failure, "prctl", "contain");
   }

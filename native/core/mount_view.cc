@@ -84,28 +84,6 @@ __attribute__((no_sanitize_address)) int enter_namespaces(const MountView& view,
 
 }  // namespace
 
-namespace {
-
-// "ID ID 1\n" into map (at least 32 bytes); no stdio in the helper.
-void id_map(unsigned id, char* map) {
-  char digits[12];
-  int count = 0;
-  do {
-    digits[count++] = static_cast<char>('0' + id % 10);
-    id /= 10;
-  } while (id > 0);
-  size_t at = 0;
-  for (int twice = 0; twice < 2; ++twice) {
-    for (int i = count - 1; i >= 0; --i) map[at++] = digits[i];
-    map[at++] = ' ';
-  }
-  map[at++] = '1';
-  map[at++] = '\n';
-  map[at] = '\0';
-}
-
-}  // namespace
-
 int try_user_namespace_view() {
   char uid_map[32];
   char gid_map[32];
@@ -193,6 +171,23 @@ __attribute__((no_sanitize_address)) int apply_mount_view(const MountView& view,
   close_fds(view.fds, 2 * count);
   if (err == 0 && view.cwd != nullptr) syscall(SYS_chdir, view.cwd);
   return err;
+}
+
+void id_map(unsigned id, char* map) {
+  char digits[12];
+  int count = 0;
+  do {
+    digits[count++] = static_cast<char>('0' + id % 10);
+    id /= 10;
+  } while (id > 0);
+  size_t at = 0;
+  for (int twice = 0; twice < 2; ++twice) {
+    for (int i = count - 1; i >= 0; --i) map[at++] = digits[i];
+    map[at++] = ' ';
+  }
+  map[at++] = '1';
+  map[at++] = '\n';
+  map[at] = '\0';
 }
 
 }  // namespace exactspawn

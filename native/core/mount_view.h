@@ -86,4 +86,8 @@ struct MountView {
 // /proc file of the id maps, a writable path; nullptr for the others).
 int apply_mount_view(const MountView& view, const char** syscall, const char** path);
 
+// "ID ID 1\n" into map (at least 32 bytes): a one-line uid_map or gid_map
+// that maps `id` to itself. No allocator, no stdio (the helper has none).
+void id_map(unsigned id, char* map);
+
 }  // namespace exactspawn

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdint>
 
+#include "capabilities.h"
 #include "child_path.h"
 #include "helper_plan.h"
 #include "mount_view.h"
@@ -13,8 +14,6 @@
 namespace exactspawn {
 
 namespace {
-
-constexpr int kCapSysAdmin = 21;
 
 bool has_call(long number, long a, long b, long c, long d, long e) {
   return syscall(number, a, b, c, d, e) >= 0 || errno != ENOSYS;
@@ -29,13 +28,8 @@ MountViewUnavailable probe_mount_view() {
       has_call(kOpenTree, -1, 0, ~0L, 0, 0) && has_call(kMoveMount, -1, 0, -1, 0, ~0L) &&
       has_call(kMountSetattr, -1, 0, ~0L, 0, 0) && has_call(kOpenat2, -1, 0, 0, 0, 0);
   if (!calls) return MountViewUnavailable::kKernel;
-  struct {
-    uint32_t version;
-    int pid;
-  } header = {0x20080522, 0};  // _LINUX_CAPABILITY_VERSION_3
-  struct {
-    uint32_t effective, permitted, inheritable;
-  } data[2] = {};
+  CapHeader header = {kCapabilityVersion3, 0};
+  CapData data[2] = {};
   if (syscall(SYS_capget, &header, data) == 0 && (data[0].effective & (1U << kCapSysAdmin)) != 0) {
     return MountViewUnavailable::kNone;
   }

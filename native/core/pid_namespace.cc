@@ -7,22 +7,16 @@
 #include <cerrno>
 #include <cstdint>
 
+#include "capabilities.h"
 #include "helper_plan.h"
 
 namespace exactspawn {
 
 namespace {
 
-constexpr int kCapSysAdmin = 21;
-
 bool holds_sys_admin() {
-  struct {
-    uint32_t version;
-    int pid;
-  } header = {0x20080522, 0};  // _LINUX_CAPABILITY_VERSION_3
-  struct {
-    uint32_t effective, permitted, inheritable;
-  } data[2] = {};
+  CapHeader header = {kCapabilityVersion3, 0};
+  CapData data[2] = {};
   return syscall(SYS_capget, &header, data) == 0 && (data[0].effective & (1U << kCapSysAdmin)) != 0;
 }
 

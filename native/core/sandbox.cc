@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "capabilities.h"
 #include "seccomp_filter.h"
 
 namespace exactspawn {
@@ -176,21 +177,7 @@ __attribute__((no_sanitize_address)) int build_ruleset(const LandlockRules& spec
   return fd;
 }
 
-namespace {
-
-struct CapHeader {
-  uint32_t version;
-  int pid;
-};
-struct CapData {
-  uint32_t effective;
-  uint32_t permitted;
-  uint32_t inheritable;
-};
-constexpr uint32_t kCapabilityVersion3 = 0x20080522;  // _LINUX_CAPABILITY_VERSION_3
-constexpr int kCapSetpcap = 8;
-
-}  // namespace
+namespace {}  // namespace
 
 __attribute__((no_sanitize_address)) int drop_bounding_set() {
   CapHeader header = {kCapabilityVersion3, 0};

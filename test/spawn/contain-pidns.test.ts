@@ -27,11 +27,11 @@ import {
 import {
   LeftBehind,
   openFds,
-  type SeenProcess,
   seen,
   stillRunning,
   zombieChildren,
 } from "../fixtures/process-state.js";
+import { runWithEscapers } from "./escapers.js";
 
 const isRoot = process.getuid?.() === 0;
 const canContain = nativeStatus().loaded && isRoot && pidNamespaceSupport().available;
@@ -48,30 +48,6 @@ nohup sh -c '${PID}; exec sleep 1000 >/dev/null' 2>/dev/null &
 `;
 const PIDNS = { mechanism: "pid-namespace" } as const;
 
-async function runWithEscapers(
-  script: string,
-  options: Parameters<typeof spawn>[2],
-  end: (child: ReturnType<typeof spawn>) => void,
-): Promise<{ escapers: SeenProcess[]; result: Awaited<ReturnType<typeof spawn>> }> {
-  const child = spawn("/bin/bash", ["-c", ESCAPERS + script], {
-    env: ENV,
-    stdio: ["pipe", "pipe", "ignore"],
-    reject: false,
-    ...options,
-  });
-  const escapers: SeenProcess[] = [];
-  let lines = 0;
-  for await (const line of child.lines()) {
-    const escaper = seen(Number(line));
-    if (escaper !== undefined) escapers.push(escaper);
-    left.add(Number(line));
-    if (++lines === 3) break;
-  }
-  end(child);
-  const result = await child;
-  return { escapers, result };
-}
-
 describe.runIf(canContain)("contain: a PID namespace (as root, mechanism forced)", () => {
   it("pidNamespaceSupport() says it works here without a user namespace", () => {
     expect(pidNamespaceSupport()).toEqual({
@@ -84,6 +60,8 @@ describe.runIf(canContain)("contain: a PID namespace (as root, mechanism forced)
 
   it("leader exit 0: the setsid daemon, the double fork and the nohup job are gone when it settles", async () => {
     const { escapers, result } = await runWithEscapers(
+      left,
+      ESCAPERS,
       "read -r _; exit 0",
       { contain: PIDNS },
       (child) => child.stdin!.end("go\n"),
@@ -100,6 +78,8 @@ describe.runIf(canContain)("contain: a PID namespace (as root, mechanism forced)
 
   it("timeout: every escaper is gone; the leader's SIGTERM is reported", async () => {
     const { escapers, result } = await runWithEscapers(
+      left,
+      ESCAPERS,
       "exec sleep 1000",
       { contain: PIDNS, timeout: 5000, killGraceMs: 2000 },
       () => {},
@@ -112,6 +92,8 @@ describe.runIf(canContain)("contain: a PID namespace (as root, mechanism forced)
   it("abort: every escaper is gone when the aborted step settles", async () => {
     const abort = new AbortController();
     const { escapers, result } = await runWithEscapers(
+      left,
+      ESCAPERS,
       "exec sleep 1000",
       { contain: PIDNS, signal: abort.signal, killGraceMs: 2000 },
       () => abort.abort(),
@@ -123,6 +105,8 @@ describe.runIf(canContain)("contain: a PID namespace (as root, mechanism forced)
 
   it("a leader that ignores SIGTERM: the escalation's SIGKILL ends the namespace", async () => {
     const { escapers, result } = await runWithEscapers(
+      left,
+      ESCAPERS,
       "trap '' TERM; while :; do sleep 1; done",
       { contain: PIDNS, timeout: 3000, killGraceMs: 100 },
       () => {},
@@ -226,6 +210,8 @@ exec sleep 1000`;
 
   it("composes with uid: the leader runs as the uid, its escapers die with it", async () => {
     const { escapers, result } = await runWithEscapers(
+      left,
+      ESCAPERS,
       "id -u; read -r _; exit 0",
       { contain: PIDNS, uid: 65534, gid: 65534 },
       (child) => child.stdin!.end("go\n"),

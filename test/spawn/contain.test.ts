@@ -16,13 +16,8 @@ import {
   spawn,
   spawnSync,
 } from "../../src/index.js";
-import {
-  LeftBehind,
-  openFds,
-  type SeenProcess,
-  seen,
-  stillRunning,
-} from "../fixtures/process-state.js";
+import { LeftBehind, openFds, seen, stillRunning } from "../fixtures/process-state.js";
+import { runWithEscapers } from "./escapers.js";
 
 const support = cgroupSupport();
 const canContain = nativeStatus().loaded && support.available && process.getuid?.() === 0;
@@ -57,37 +52,11 @@ function stepCgroups(): string[] {
     .map((entry) => entry.name);
 }
 
-/**
- * Starts the step, records its three escapers as their pids arrive on
- * stdout, then calls `end` (which ends the step) and awaits the settled run.
- */
-async function runWithEscapers(
-  script: string,
-  options: Parameters<typeof spawn>[2],
-  end: (child: ReturnType<typeof spawn>) => void,
-): Promise<{ escapers: SeenProcess[]; result: unknown }> {
-  const child = spawn("/bin/bash", ["-c", ESCAPERS + script], {
-    env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin" },
-    stdio: ["pipe", "pipe", "ignore"],
-    reject: false,
-    ...options,
-  });
-  const escapers: SeenProcess[] = [];
-  let lines = 0;
-  for await (const line of child.lines()) {
-    const escaper = seen(Number(line));
-    if (escaper !== undefined) escapers.push(escaper);
-    left.add(Number(line));
-    if (++lines === 3) break;
-  }
-  end(child);
-  const result = await child;
-  return { escapers, result };
-}
-
 describe.runIf(canContain)("contain: escapers die with the step (cgroup v2, as root)", () => {
   it("leader exit 0: the setsid daemon, the double fork and the nohup job are gone when it settles", async () => {
     const { escapers, result } = await runWithEscapers(
+      left,
+      ESCAPERS,
       "read -r _; exit 0",
       { contain: true },
       (child) => child.stdin!.end("go\n"),
@@ -104,6 +73,8 @@ describe.runIf(canContain)("contain: escapers die with the step (cgroup v2, as r
 
   it("timeout: every escaper is gone when the timed-out step settles", async () => {
     const { escapers, result } = await runWithEscapers(
+      left,
+      ESCAPERS,
       "exec sleep 1000",
       { contain: true, timeout: 5000, killGraceMs: 100 },
       () => {},
@@ -117,6 +88,8 @@ describe.runIf(canContain)("contain: escapers die with the step (cgroup v2, as r
   it("abort: every escaper is gone when the aborted step settles", async () => {
     const abort = new AbortController();
     const { escapers, result } = await runWithEscapers(
+      left,
+      ESCAPERS,
       "exec sleep 1000",
       { contain: true, signal: abort.signal, killGraceMs: 100 },
       () => abort.abort(),
@@ -128,8 +101,12 @@ describe.runIf(canContain)("contain: escapers die with the step (cgroup v2, as r
   });
 
   it("the control: uncontained, the escapers outlive a leader that exits 0", async () => {
-    const { escapers, result } = await runWithEscapers("read -r _; exit 0", {}, (child) =>
-      child.stdin!.end("go\n"),
+    const { escapers, result } = await runWithEscapers(
+      left,
+      ESCAPERS,
+      "read -r _; exit 0",
+      {},
+      (child) => child.stdin!.end("go\n"),
     );
     expect(result).toMatchObject({ exitCode: 0, contained: null });
     expect(escapers.filter(stillRunning)).toHaveLength(3);
