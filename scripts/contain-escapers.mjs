@@ -3,9 +3,9 @@
 // way of ending and per containment mechanism (docs/containment.md): a bash
 // step starts a `setsid` daemon, a double fork and a `nohup` job (each a
 // `sleep` tagged with this run's pid), then times out (700 ms), exits, or has
-// its host SIGKILLed (a host with `cleanup: true`). Whatever is found is
-// killed. Run it as root or as another user (`setpriv --reuid=nobody
-// --regid=nogroup --clear-groups node scripts/contain-escapers.mjs …`).
+// its host SIGKILLed (a host with `cleanup: true`). What is found ends by
+// itself (each escaper is a short sleep). Run it as root or as another user
+// (`setpriv --reuid=nobody --regid=nogroup --clear-groups node scripts/contain-escapers.mjs …`).
 // Usage: npm run compile, then node scripts/contain-escapers.mjs none|cgroup|pid-namespace
 // Prints one JSON line: {uid, mechanism, timeout, leaderExit, hostKilled}.
 import { spawn as spawnChild } from "node:child_process";
@@ -15,21 +15,28 @@ import { spawn } from "../dist/index.js";
 const mech = process.argv[2];
 const contain = mech === "none" ? false : { mechanism: mech };
 const env = { PATH: "/usr/bin:/bin" };
+const pause = (ms) => new Promise((r) => setTimeout(r, ms));
+// Each escaper is a `sleep` of a little over 6 s whose argument carries the tag
+// ("6.<pid><case>"): long enough to be seen 1 s after its step ended, short
+// enough to end by itself (nothing here signals a pid found in /proc, which
+// could have been reused by then).
 const script = (tag) =>
-  `setsid sleep 1000${tag} & ( (sleep 1001${tag} &) & ) ; nohup sleep 1002${tag} >/dev/null 2>&1 & sleep 0.3; echo up`;
-const left = (tag) => {
-  let n = 0;
-  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
-    try {
-      if (readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(tag)) {
-        n++;
-        process.kill(Number(pid), "SIGKILL");
+  `setsid sleep 6${tag} & ( (sleep 6${tag} &) & ) ; nohup sleep 6${tag} >/dev/null 2>&1 & sleep 0.3; echo up`;
+const running = (tag) =>
+  readdirSync("/proc")
+    .filter((d) => /^\d+$/.test(d))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(`sleep\u00006${tag}`);
+      } catch {
+        return false;
       }
-    } catch {}
-  }
+    }).length;
+const left = async (tag) => {
+  const n = running(tag);
+  while (running(tag) > 0) await pause(200); // the escapers end by themselves
   return n;
 };
-const pause = (ms) => new Promise((r) => setTimeout(r, ms));
 const out = {};
 let tag = `.${process.pid}1`;
 await spawn("/bin/bash", ["-c", `${script(tag)}; sleep 5`], {
@@ -41,7 +48,7 @@ await spawn("/bin/bash", ["-c", `${script(tag)}; sleep 5`], {
   stdio: "ignore",
 });
 await pause(1000);
-out.timeout = left(tag);
+out.timeout = await left(tag);
 tag = `.${process.pid}2`;
 await spawn("/bin/bash", ["-c", script(tag)], {
   env,
@@ -51,7 +58,7 @@ await spawn("/bin/bash", ["-c", script(tag)], {
   stdio: "ignore",
 });
 await pause(1000);
-out.leaderExit = left(tag);
+out.leaderExit = await left(tag);
 tag = `.${process.pid}3`;
 const dist = new URL("../dist/index.js", import.meta.url).href;
 const hostCode = `import { spawn } from ${JSON.stringify(dist)};
@@ -64,5 +71,5 @@ await new Promise((r) => host.stdout.once("data", r));
 host.kill("SIGKILL");
 await new Promise((r) => host.once("exit", r));
 await pause(1000);
-out.hostKilled = left(tag);
+out.hostKilled = await left(tag);
 console.log(JSON.stringify({ uid: process.getuid(), mechanism: mech, ...out }));
