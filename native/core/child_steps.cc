@@ -226,7 +226,7 @@ EXACTSPAWN_CHILD_CODE int write_proc_file(const char* path, const char* text,
   size_t length = 0;
   while (text[length] != '\0') ++length;
   long fd = syscall(SYS_openat, AT_FDCWD, path, O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return fail_with(failure, -errno, "open", "contain", path);
+  if (fd < 0) return fail_with(failure, -errno, "openat", "contain", path);
   long n = syscall(SYS_write, fd, text, length);
   const int error = errno;
   syscall(SYS_close, fd);
