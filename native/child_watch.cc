@@ -204,10 +204,7 @@ void OnPidfdReady(Watch* w) {
   if (!MoveTo(w, Life::kReaped)) return;
   CloseReapedPidfd(w);
   if (r > 0 && w->start_status_fd >= 0) {
-    int leader_status = -1;
-    w->start_error = read_start_status(w->start_status_fd, &w->start_failure, &leader_status);
-    // A PID namespace's init reported its leader's end: that is the step's.
-    if (leader_status >= 0) set_exit_status(leader_status, &w->exit);
+    w->start_error = read_start_status(w->start_status_fd, &w->start_failure, &w->exit);
   }
   // Nobody will report this child's exit, or JavaScript asked not to wait for
   // whoever still holds the pipes: the output ends here.

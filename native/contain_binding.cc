@@ -118,10 +118,6 @@ Napi::Value ProbeContainment(const Napi::CallbackInfo& info) {
   return Marshal(info, [&] { return ProbeChecked(info); });
 }
 
-}  // namespace exactspawn
-
-namespace exactspawn {
-
 Napi::Value ProbePidNamespace(const Napi::CallbackInfo& info) {
   return Marshal(info, [&] { return ProbePidChecked(info); });
 }

@@ -324,11 +324,9 @@ void ThrowIfStartFailed(Napi::Env env, const SpawnArgs& args, StartedChild* chil
   int& fd = child->start_status.fd;
   if (fd < 0) return;
   ChildPathFailure failure;
-  int leader_status = -1;
-  int err = read_start_status(fd, &failure, &leader_status);
+  int err = read_start_status(fd, &failure, exit);
   close_fd(fd);
   fd = -1;
-  if (leader_status >= 0) set_exit_status(leader_status, exit);
   if (err < 0) {
     std::string helper;
     throw SystemError(env, {err, failure.syscall, failure.step},

@@ -37,29 +37,17 @@ const left = async (tag) => {
   while (running(tag) > 0) await pause(200); // the escapers end by themselves
   return n;
 };
+/** Runs one step with the escapers; returns how many are left 1 s after it settled. */
+async function stepEnding(tag, tail, options) {
+  const step = { env, contain, reject: false, setsid: true, stdio: "ignore", ...options };
+  await spawn("/bin/bash", ["-c", `${script(tag)}${tail}`], step);
+  await pause(1000);
+  return left(tag);
+}
 const out = {};
-let tag = `.${process.pid}1`;
-await spawn("/bin/bash", ["-c", `${script(tag)}; sleep 5`], {
-  env,
-  contain,
-  timeout: 700,
-  reject: false,
-  setsid: true,
-  stdio: "ignore",
-});
-await pause(1000);
-out.timeout = await left(tag);
-tag = `.${process.pid}2`;
-await spawn("/bin/bash", ["-c", script(tag)], {
-  env,
-  contain,
-  reject: false,
-  setsid: true,
-  stdio: "ignore",
-});
-await pause(1000);
-out.leaderExit = await left(tag);
-tag = `.${process.pid}3`;
+out.timeout = await stepEnding(`.${process.pid}1`, "; sleep 5", { timeout: 700 });
+out.leaderExit = await stepEnding(`.${process.pid}2`, "", {});
+const tag = `.${process.pid}3`;
 const dist = new URL("../dist/index.js", import.meta.url).href;
 const hostCode = `import { spawn } from ${JSON.stringify(dist)};
 const s = spawn("/bin/bash", ["-c", ${JSON.stringify(`${script(tag)}; sleep 30`)}], { env: ${JSON.stringify(env)}, contain: ${JSON.stringify(contain)}, cleanup: true, setsid: true, reject: false, stdio: "ignore" });

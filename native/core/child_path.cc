@@ -416,8 +416,7 @@ const char* helper_run(const char** path, StepFailure* failure) {
   return state.run;
 }
 
-int read_start_status(int fd, ChildPathFailure* failure, int* leader_status) {
-  if (leader_status != nullptr) *leader_status = -1;
+int read_start_status(int fd, ChildPathFailure* failure, ChildExit* exit) {
   StartStatus status = {};
   long n;
   do {
@@ -428,7 +427,7 @@ int read_start_status(int fd, ChildPathFailure* failure, int* leader_status) {
   // A PID namespace's init: the leader ran and ended (a failed start of the
   // leader would have come first).
   if (status.error == 0 && status.leader_ended == 1) {
-    if (leader_status != nullptr) *leader_status = status.wait_status;
+    if (exit != nullptr) set_exit_status(status.wait_status, exit);
     return 0;
   }
   status.syscall[sizeof status.syscall - 1] = '\0';

@@ -48,6 +48,7 @@
 #include <cstdint>
 #include <string>
 
+#include "child_exit.h"
 #include "sandbox.h"
 #include "spawn_process.h"
 #include "step_failure.h"
@@ -150,9 +151,10 @@ int spawn_child_path(const SpawnRequest& request, const ExecControls& controls, 
 // Reads a reaped helper child's start-status pipe, without waiting:
 // 0 when nothing was reported (the exec succeeded), else -errno with the
 // failing step named in *failure (the child exited 127). A PID namespace's
-// init reports its leader's end instead: then 0 with *leader_status set to
-// the leader's wait(2) status (-1 when no such report came: the init itself
-// was killed, or the step ran without one). leader_status may be nullptr.
-int read_start_status(int fd, ChildPathFailure* failure, int* leader_status = nullptr);
+// init reports its leader's end instead: then 0, and the leader's status
+// replaces the init's in *exit (the step's exit is its leader's; left as is
+// when no such report came: the init itself was killed, or the step ran
+// without one). exit may be nullptr.
+int read_start_status(int fd, ChildPathFailure* failure, ChildExit* exit = nullptr);
 
 }  // namespace exactspawn

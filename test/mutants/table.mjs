@@ -751,9 +751,9 @@ export const MUTANTS = [
   {
     name: "pidns-leader-status",
     control: PIDNS,
-    file: "native/child_watch.cc",
-    search: "if (leader_status >= 0) set_exit_status(leader_status, &w->exit);",
-    replace: "(void)leader_status;",
+    file: "native/core/child_path.cc",
+    search: "if (exit != nullptr) set_exit_status(status.wait_status, exit);",
+    replace: "(void)exit;",
     native: true,
     tests: ["test/spawn/contain-pidns.test.ts"],
   },
