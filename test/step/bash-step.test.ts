@@ -274,7 +274,7 @@ describe("retired maxEnvValueBytes", () => {
       runtime.bash('printf %s "$RECIPE_VAR_x" | wc -c', {
         values: { x: value },
         step,
-        maxEnvValueBytes: 65_536,
+        maxEnvValueBytes: 7_340_033,
         tmpdir: root(),
       });
     const first = await run("checkpoint-3");
@@ -287,7 +287,7 @@ describe("retired maxEnvValueBytes", () => {
       .filter((event) => event["field"] === "maxEnvValueBytes")
       .map((event) => event["step"]);
     expect(warnings).toEqual(["checkpoint-3", "checkpoint-4"]);
-    expect(capture.lines.join("\n")).not.toContain("65536");
+    expect(capture.lines.join("\n")).not.toContain("7340033");
   });
 
   it("planBash shares the runtime's memory; runtimes do not share it", () => {
