@@ -10,7 +10,7 @@
 // bytes per step (its own pino destination, apart from the host's stdout lines), host secrets
 // seen by any step, and processes left behind.
 // Needs `npm run compile` (imports ../dist). Usage:
-//   node bench/agent-host.bench.mjs [--steps=1000] [--concurrency=16] [--busy=0] [--level=info]
+//   node bench/agent-host.bench.mjs [--quick | --steps=1000] [--concurrency=16] [--busy=0] [--level=info]
 import { mkdir, mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,7 +22,8 @@ const arg = (name, fallback) => {
   const found = process.argv.find((a) => a.startsWith(`--${name}=`));
   return found === undefined ? fallback : found.slice(name.length + 3);
 };
-const STEPS = Number(arg("steps", 1000));
+// --quick (what `exactspawn bench --quick` passes): 100 steps.
+const STEPS = Number(arg("steps", process.argv.includes("--quick") ? 100 : 1000));
 const CONCURRENCY = Number(arg("concurrency", 16));
 const BUSY_MS = Number(arg("busy", 0));
 const LEVEL = arg("level", "info");
