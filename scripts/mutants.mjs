@@ -234,11 +234,14 @@ function removeCgroupTree(cgroup) {
  * The test files, native project, in a process group (and a cgroup) of
  * their own: a mutant can make a test loop for ever (a cycle check
  * removed), which vitest cannot interrupt, so past `seconds` the run is
- * killed and the row counts as killed by the timeout. Resolves to
+ * killed and the row counts as killed by the timeout. A killed run never
+ * reaches its global teardown, which removes the run's TMPDIR: each run gets
+ * a TMPDIR of its own here (0755, as the suite's fault hosts run as nobody
+ * below it), removed once its processes are gone. Resolves to
  * { status, stdout, timedOut, left } (`left`: commands still running after
  * the run, then killed).
  */
-function vitest(dir, tests, log, seconds) {
+export function runTests(dir, tests, log, seconds) {
   const args = [
     join(root, "node_modules/vitest/vitest.mjs"),
     "run",
@@ -255,11 +258,14 @@ function vitest(dir, tests, log, seconds) {
           "/bin/sh",
           ["-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', cgroup, process.execPath, ...args],
         ];
+  const runTmp = mkdtempSync(join(tmpdir(), "exactspawn-mutants-run-"));
+  chmodSync(runTmp, 0o755);
   return new Promise((resolve) => {
     const child = spawn(command, argv, {
       cwd: dir,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, TMPDIR: runTmp },
     });
     let output = "";
     child.stdout.on("data", (chunk) => {
@@ -280,6 +286,7 @@ function vitest(dir, tests, log, seconds) {
     child.on("close", (status) => {
       clearTimeout(timer);
       const left = cgroup === undefined ? [] : endCgroup(cgroup);
+      rmSync(runTmp, { recursive: true, force: true });
       const note =
         left.length === 0 ? "" : `\nleft running after the run, killed: ${left.join("; ")}\n`;
       writeFileSync(log, `$ vitest ${args.slice(1).join(" ")}\n${output}${note}`);
@@ -344,7 +351,7 @@ async function main() {
     if (options.baseline && live.length > 0) {
       const tests = [...new Set(live.flatMap((row) => row.tests))];
       process.stdout.write(`mutants: baseline: ${tests.length} test files, unmutated\n`);
-      const base = await vitest(dir, tests, join(logs, "baseline.log"), options.timeout * 4);
+      const base = await runTests(dir, tests, join(logs, "baseline.log"), options.timeout * 4);
       if (base.status !== 0 || base.timedOut) {
         process.stderr.write(
           `mutants: the tests fail without any mutant, so red would prove nothing:\n${tail(base.stdout + base.stderr)}\n`,
@@ -414,7 +421,7 @@ async function mutantResult(dir, row, logs, seconds) {
       return "error: compile";
     }
   }
-  const tests = await vitest(dir, row.tests, log("vitest"), seconds);
+  const tests = await runTests(dir, row.tests, log("vitest"), seconds);
   if (tests.left.length > 0) {
     process.stdout.write(
       `mutants: ${row.name} left ${tests.left.length} process(es) running, killed\n`,
