@@ -101,19 +101,6 @@ export function pipeSlotFd(pipe: KernelPipe, slot: number): number | string {
 }
 
 /**
- * `start()`'s value; then (whatever it did, thrown included) closes the
- * host's copy of every pipe end in `stdio`: a call's child holds its own
- * copies once it started, or never will.
- */
-export function releasingPipeEnds<T>(stdio: unknown, start: () => T): T {
-  try {
-    return start();
-  } finally {
-    releasePipeEnds(stdio);
-  }
-}
-
-/**
  * Closes the host's copy of every pipe end in `stdio` (as given to a call,
  * unvalidated): called once the call has started its child or failed. Total.
  */

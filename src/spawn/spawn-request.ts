@@ -52,10 +52,7 @@ export function spawnInput(
   }
   const o = normalizeOptions(options);
   // A frozen env (a runtime's snapshot, a host's base env) is validated once, not per spawn.
-  const entries = envEntriesOnce(
-    o.env,
-    api === "spawn" ? "spawn: options.env" : `${api}: options.env`,
-  );
+  const entries = envEntriesOnce(o.env, `${api}: options.env`);
   return {
     file,
     options: o,

@@ -13,7 +13,7 @@ import { nativeBinding } from "../native.js";
 import { planContainment } from "./contain-plan.js";
 import { deadlinePlan, runFailure } from "./deadline-plan.js";
 import type { EngineRequest } from "./engine.js";
-import { releasingPipeEnds } from "./kernel-pipe.js";
+import { releasePipeEnds } from "./kernel-pipe.js";
 import { outputLimit } from "./output-limit.js";
 import type { KnownKeys, NoOptions, ResultOf } from "./output-type.js";
 import { type FailureReason, SubprocessError } from "./spawn-errors.js";
@@ -79,7 +79,12 @@ export function spawnSync(
   args: ReadonlyArray<string | Buffer> = [],
   options?: SpawnSyncOptions,
 ): SpawnResult {
-  return releasingPipeEnds(options?.stdio, () => runSync(file, args, options));
+  try {
+    return runSync(file, args, options);
+  } finally {
+    // The child holds its own copies once started, or never will.
+    releasePipeEnds(options?.stdio);
+  }
 }
 
 function runSync(

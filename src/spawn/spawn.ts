@@ -83,10 +83,10 @@ export function spawn(
   args: ReadonlyArray<string | Buffer> = [],
   options?: SpawnOptions,
 ): Subprocess {
-  // As releasingPipeEnds, without a closure per spawn.
   try {
     return startSubprocess(file, args, options);
   } finally {
+    // The child holds its own copies once started, or never will.
     releasePipeEnds(options?.stdio);
   }
 }

@@ -22,6 +22,7 @@ import {
   seen,
   stillRunning,
 } from "../fixtures/process-state.js";
+import { stepInTerminatedWorker } from "./escapers.js";
 
 const support = cgroupSupport();
 const isRoot = process.getuid?.() === 0;
@@ -96,21 +97,9 @@ describe.runIf(canContain)("contained steps of a worker that ends", () => {
     const run = runHost<{ pids: number[]; alive: number[]; cgroups: string[] }>(
       dir,
       `
-      import { Worker } from "node:worker_threads";
       import { existsSync, readdirSync, readFileSync } from "node:fs";
       const alive = (pid) => { try { return readFileSync("/proc/" + pid + "/stat", "utf8").split(") ")[1][0] !== "Z"; } catch { return false; } };
-      const STEP_TEXT = ${JSON.stringify(STEP)};
-      const worker = new Worker(\`
-        const { parentPort } = require("node:worker_threads");
-        import(\${JSON.stringify(DIST)}).then(async ({ spawn }) => {
-          const step = spawn("/bin/bash", ["-c", \${JSON.stringify(STEP_TEXT)}], { contain: true, stdio: ["ignore", "pipe", "ignore"], env: { PATH: "/usr/bin:/bin" } });
-          const pids = [];
-          for await (const line of step.lines()) { pids.push(Number(line)); if (pids.length === 3) break; }
-          parentPort.postMessage(pids);
-        });
-      \`, { eval: true });
-      const pids = await new Promise((resolve) => worker.once("message", resolve));
-      await worker.terminate();
+      ${stepInTerminatedWorker(STEP, "true")}
       const subtree = ${JSON.stringify(support.parent)} + "/exactspawn-" + process.pid;
       const cgroups = existsSync(subtree) ? readdirSync(subtree, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name) : [];
       report({ pids, alive: pids.filter(alive), cgroups });

@@ -33,6 +33,7 @@ import {
   seen,
   stillRunning,
 } from "../fixtures/process-state.js";
+import { stepInTerminatedWorker } from "./escapers.js";
 
 const isRoot = process.getuid?.() === 0;
 const setpriv = spawnSync("setpriv", ["--version"]).status === 0;
@@ -111,19 +112,7 @@ describe.runIf(canContain)("a PID-namespace step and its host (root, mechanism f
     const run = runHost<{ pids: number[] }>(
       dir,
       `
-      import { Worker } from "node:worker_threads";
-      const STEP_TEXT = ${JSON.stringify(STEP)};
-      const worker = new Worker(\`
-        const { parentPort } = require("node:worker_threads");
-        import(\${JSON.stringify(DIST)}).then(async ({ spawn }) => {
-          const step = spawn("/bin/bash", ["-c", \${JSON.stringify(STEP_TEXT)}], { contain: { mechanism: "pid-namespace" }, stdio: ["ignore", "pipe", "ignore"], env: { PATH: "/usr/bin:/bin" } });
-          const pids = [];
-          for await (const line of step.lines()) { pids.push(Number(line)); if (pids.length === 3) break; }
-          parentPort.postMessage(pids);
-        });
-      \`, { eval: true });
-      const pids = await new Promise((resolve) => worker.once("message", resolve));
-      await worker.terminate();
+      ${stepInTerminatedWorker(STEP, '{ mechanism: "pid-namespace" }')}
       report({ pids });
       `,
     );

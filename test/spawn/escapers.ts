@@ -37,3 +37,27 @@ export async function runWithEscapers(
   const result = await child;
   return { escapers: seenEscapers, result };
 }
+
+/**
+ * Host-script text (for runHost, where DIST stands for the library) that runs
+ * `step` under bash in a worker thread with the spawn option `contain` (its
+ * source text), takes the step's three escaper pids from its stdout, then
+ * terminates the worker: `pids` holds them afterwards.
+ */
+export function stepInTerminatedWorker(step: string, contain: string): string {
+  return `
+      import { Worker } from "node:worker_threads";
+      const STEP_TEXT = ${JSON.stringify(step)};
+      const worker = new Worker(\`
+        const { parentPort } = require("node:worker_threads");
+        import(\${JSON.stringify(DIST)}).then(async ({ spawn }) => {
+          const step = spawn("/bin/bash", ["-c", \${JSON.stringify(STEP_TEXT)}], { contain: ${contain}, stdio: ["ignore", "pipe", "ignore"], env: { PATH: "/usr/bin:/bin" } });
+          const pids = [];
+          for await (const line of step.lines()) { pids.push(Number(line)); if (pids.length === 3) break; }
+          parentPort.postMessage(pids);
+        });
+      \`, { eval: true });
+      const pids = await new Promise((resolve) => worker.once("message", resolve));
+      await worker.terminate();
+`;
+}
