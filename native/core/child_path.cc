@@ -218,21 +218,30 @@ void name_step(ChildPathFailure* failure, const char* name, const char* step) {
   failure->step[i] = '\0';
 }
 
-// Blocks every signal (glibc's internal ones too: a raw call, since glibc's
-// sigprocmask filters them) around clone, so no handler runs in the child
-// before it has reset the dispositions; the child inherits this mask.
-// With CLONE_PIDFD in flags the kernel stores the child's pidfd in *pidfd.
-pid_t clone_blocked(ChildArgs* args, void* stack_top, int flags, int* pidfd, int* clone_errno) {
-  // The child's syscall() calls write this thread's errno.
+// Runs make_child() with every signal blocked (glibc's internal ones too: a
+// raw call, since glibc's sigprocmask filters them), so no handler runs in
+// the child before it has reset the dispositions; the child inherits this
+// mask. This thread's errno is kept: the child's syscall() calls write it.
+template <typename MakeChild>
+long all_signals_blocked(MakeChild make_child) {
   const int saved_errno = errno;
   uint64_t all = ~uint64_t{0};
   uint64_t old = 0;
   syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, sizeof all);
-  pid_t child = clone(child_main, stack_top, flags, args, pidfd);
-  *clone_errno = errno;
+  const long child = make_child();
   syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, nullptr, sizeof old);
   errno = saved_errno;
   return child;
+}
+
+// The child, by clone with every signal blocked. With CLONE_PIDFD in flags
+// the kernel stores the child's pidfd in *pidfd.
+pid_t clone_blocked(ChildArgs* args, void* stack_top, int flags, int* pidfd, int* clone_errno) {
+  return static_cast<pid_t>(all_signals_blocked([&] {
+    const pid_t child = clone(child_main, stack_top, flags, args, pidfd);
+    *clone_errno = errno;
+    return static_cast<long>(child);
+  }));
 }
 
 // clone_blocked() through clone3, the child created in the cgroup open as
@@ -249,13 +258,7 @@ pid_t clone3_blocked(ChildArgs* args, void* stack_top, int flags, int cgroup_fd,
   clone.stack_size = kStackSize;
   clone.cgroup = static_cast<unsigned>(cgroup_fd);
   args->in_cgroup = true;
-  const int saved_errno = errno;  // the child's syscall() calls write this thread's errno
-  uint64_t all = ~uint64_t{0};
-  uint64_t old = 0;
-  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, sizeof all);
-  const long child = clone3_run(&clone, child_main, args);
-  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, nullptr, sizeof old);
-  errno = saved_errno;
+  const long child = all_signals_blocked([&] { return clone3_run(&clone, child_main, args); });
   if (child >= 0) return static_cast<pid_t>(child);
   args->in_cgroup = false;
   *clone_errno = static_cast<int>(-child);

@@ -28,11 +28,7 @@ MountViewUnavailable probe_mount_view() {
       has_call(kOpenTree, -1, 0, ~0L, 0, 0) && has_call(kMoveMount, -1, 0, -1, 0, ~0L) &&
       has_call(kMountSetattr, -1, 0, ~0L, 0, 0) && has_call(kOpenat2, -1, 0, 0, 0, 0);
   if (!calls) return MountViewUnavailable::kKernel;
-  CapHeader header = {kCapabilityVersion3, 0};
-  CapData data[2] = {};
-  if (syscall(SYS_capget, &header, data) == 0 && (data[0].effective & (1U << kCapSysAdmin)) != 0) {
-    return MountViewUnavailable::kNone;
-  }
+  if (holds_capability(kCapSysAdmin)) return MountViewUnavailable::kNone;
   // The user-namespace way, tried by the exec helper in its own memory (the
   // host never forks; a helper that cannot run makes no view either).
   StepFailure failure;

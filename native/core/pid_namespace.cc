@@ -12,18 +12,8 @@
 
 namespace exactspawn {
 
-namespace {
-
-bool holds_sys_admin() {
-  CapHeader header = {kCapabilityVersion3, 0};
-  CapData data[2] = {};
-  return syscall(SYS_capget, &header, data) == 0 && (data[0].effective & (1U << kCapSysAdmin)) != 0;
-}
-
-}  // namespace
-
 int probe_pid_namespace(PidNamespace* how, StepFailure* failure) {
-  *how = holds_sys_admin() ? PidNamespace::kPid : PidNamespace::kPidAndUser;
+  *how = holds_capability(kCapSysAdmin) ? PidNamespace::kPid : PidNamespace::kPidAndUser;
   const int status =
       run_helper_probe(static_cast<int>(PlanMode::kProbePidNamespace), failure, *how);
   if (status < 0) return status;

@@ -177,8 +177,6 @@ __attribute__((no_sanitize_address)) int build_ruleset(const LandlockRules& spec
   return fd;
 }
 
-namespace {}  // namespace
-
 __attribute__((no_sanitize_address)) int drop_bounding_set() {
   CapHeader header = {kCapabilityVersion3, 0};
   CapData data[2] = {};
