@@ -247,45 +247,60 @@ describe.runIf(full && root && setpriv)(
       });
       expect(existsSync(join(target, "pwned"))).toBe(false);
     });
-
-    it("a link in a directory another user owns is refused, whoever made the link", () => {
-      const theirs = join(dir, "theirs");
-      mkdirSync(theirs);
-      chownSync(theirs, attacker.uid, attacker.gid);
-      const target = join(dir, "elsewhere");
-      mkdirSync(target);
-      symlinkSync(target, join(theirs, "link")); // made by root, in the other user's directory
-      const error = refusal(() => resolveSandboxPaths(only([], [join(theirs, "link")])));
-      expect(error).toMatchObject({
-        code: "ERR_EXACTSPAWN_SANDBOX_PATH",
-        path: join(theirs, "link"),
-      });
-    });
   },
 );
 
-describe.runIf(root)("links in directories only root can write", () => {
-  let base = "";
-  beforeAll(() => {
-    base = mkdtempSync("/root/.exactspawn-links-");
-  });
-  afterAll(() => {
-    if (base !== "") rmSync(base, { recursive: true, force: true });
-  });
-
-  it("a group-writable directory's link is refused", () => {
-    const shared = join(base, "shared");
-    mkdirSync(shared);
-    chmodSync(shared, 0o775);
-    mkdirSync(join(base, "target"));
-    symlinkSync(join(base, "target"), join(shared, "link"));
-    const error = refusal(() => resolveSandboxPaths(only([], [join(shared, "link")])));
-    expect(error).toMatchObject({
-      code: "ERR_EXACTSPAWN_SANDBOX_PATH",
-      path: join(shared, "link"),
+describe.runIf(root && setpriv && existsSync("/usr/local"))(
+  "links beneath /usr in directories someone else can write",
+  () => {
+    // A system tree, so only the ownership of the directories above a link decides.
+    const other = testUser("eso");
+    let base = "";
+    beforeAll(() => {
+      base = mkdtempSync("/usr/local/.exactspawn-links-");
+      chmodSync(base, 0o755);
+      mkdirSync(join(base, "target"));
     });
-  });
-});
+    afterAll(() => {
+      if (base !== "") rmSync(base, { recursive: true, force: true });
+    });
+
+    /** A root-made link to base/target in `dir` (made first, then shaped by `shape`). */
+    function linkIn(name: string, shape: (dir: string) => void): string {
+      const dir = join(base, name);
+      mkdirSync(dir, { recursive: true });
+      shape(dir);
+      const link = join(dir, "link");
+      symlinkSync(join(base, "target"), link);
+      return link;
+    }
+
+    it("a link in a root-only directory there is followed (the control)", () => {
+      const link = linkIn("ours", () => {});
+      expect(resolveSandboxPaths(only([], [link]))).toMatchObject({ read: [join(base, "target")] });
+    });
+
+    it("a link in a directory another user owns is refused, whoever made the link", () => {
+      const link = linkIn("theirs", (dir) => chownSync(dir, other.uid, other.gid));
+      const error = refusal(() => resolveSandboxPaths(only([], [link])));
+      expect(error).toMatchObject({ code: "ERR_EXACTSPAWN_SANDBOX_PATH", path: link });
+    });
+
+    it("a link in a group-writable directory is refused", () => {
+      const link = linkIn("shared", (dir) => chmodSync(dir, 0o775));
+      const error = refusal(() => resolveSandboxPaths(only([], [link])));
+      expect(error).toMatchObject({ code: "ERR_EXACTSPAWN_SANDBOX_PATH", path: link });
+    });
+
+    it("a link in a root-only directory beneath another user's is refused (they can swap it)", () => {
+      const link = linkIn("theirs-above/inner", (dir) =>
+        chownSync(join(dir, ".."), other.uid, other.gid),
+      );
+      const error = refusal(() => resolveSandboxPaths(only([], [link])));
+      expect(error).toMatchObject({ code: "ERR_EXACTSPAWN_SANDBOX_PATH", path: link });
+    });
+  },
+);
 
 describe("the system's own links are still followed", () => {
   const systemLinks = ["/bin", "/sbin", "/lib", "/lib64", "/var/run", "/var/lock"].filter(
