@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <string>
 
@@ -41,13 +42,6 @@ std::vector<std::string> Paths(Napi::Env env, Napi::Object object, const char* k
   return paths;
 }
 
-// Whether `path` is `dir` or lies beneath it (both absolute real paths).
-bool Beneath(const std::string& path, const std::string& dir) {
-  if (dir == "/") return true;
-  return path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 &&
-         path[dir.size()] == '/';
-}
-
 }  // namespace
 
 bool ReadSandbox(Napi::Env env, Napi::Object options, SandboxInput* input) {
@@ -62,6 +56,12 @@ bool ReadSandbox(Napi::Env env, Napi::Object options, SandboxInput* input) {
   spec.exec = Paths(env, object, "exec");
   spec.exec_writable = RequiredBool(env, object, "execWritable");
   spec.network = RequiredBool(env, object, "network");
+  spec.view = Paths(env, object, "viewPaths");
+  for (const std::string& path : spec.view) {
+    if (std::find(spec.write.begin(), spec.write.end(), path) == spec.write.end()) {
+      ThrowTypeError(env, "spawn: sandbox.viewPaths must name write paths only");
+    }
+  }
   input->landlock = RequiredBool(env, object, "landlock");
   input->seccomp = RequiredBool(env, object, "seccomp");
   input->plan.drop_capabilities = RequiredBool(env, object, "dropCapabilities");
@@ -92,24 +92,10 @@ void PrepareSandbox(Napi::Env env, SandboxInput* input) {
   if (input->seccomp && !native_filter_arch(&arch)) {
     throw SystemError(env, {-ENOSYS, "seccomp", "sandbox"});
   }
-  // Everything writable: there is nothing to make read-only (a clone moved
-  // onto "/" would not even be seen, the child's root staying beneath it).
-  for (const std::string& path : input->spec.write) {
-    if (path == "/") input->read_only_view = false;
-  }
   if (input->read_only_view) {
-    // A path beneath another writable one (or repeated) is writable in that
-    // one's tree already; a mount of its own would make it a mount point
-    // there, which a step could no longer remove or rename (EBUSY).
-    const std::vector<std::string>& write = input->spec.write;
-    for (size_t i = 0; i < write.size(); ++i) {
-      bool covered = false;
-      for (size_t j = 0; j < write.size() && !covered; ++j) {
-        covered = (j < i && write[j] == write[i]) ||
-                  (write[j] != write[i] && Beneath(write[i], write[j]));
-      }
-      if (!covered) input->view_paths.push_back(write[i].c_str());
-    }
+    // Which paths get a mount, and "/" writable meaning no view, are decided
+    // in TypeScript (src/spawn/sandbox-view.ts).
+    for (const std::string& path : input->spec.view) input->view_paths.push_back(path.c_str());
     input->view = {input->view_paths.data(), input->view_paths.size(), nullptr};
     if (input->user_namespace) {
       input->uid_map = std::to_string(geteuid()) + " " + std::to_string(geteuid()) + " 1\n";

@@ -26,6 +26,7 @@ struct SandboxSpec {
   std::vector<std::string> exec;
   bool exec_writable = false;
   bool network = false;
+  std::vector<std::string> view;  // the write paths the view clones (decided in TypeScript)
 };
 
 struct SandboxInput {
@@ -39,7 +40,7 @@ struct SandboxInput {
   std::string uid_map;
   std::string gid_map;
   std::string cwd;
-  std::vector<const char*> view_paths;  // into spec.write
+  std::vector<const char*> view_paths;  // into spec.view
   MountView view;
   SandboxPlan plan;
   SandboxInput() = default;

@@ -133,6 +133,8 @@ export interface RawSandbox {
   dropCapabilities: boolean;
   /** A private mount namespace, read-only except `write` (native/core/mount_view.h). */
   readOnlyView: boolean;
+  /** The `write` paths the view clones writable, each once, none beneath another (src/spawn/sandbox-view.ts). */
+  viewPaths: readonly string[];
   /** Make the view in a user namespace too (a host without CAP_SYS_ADMIN). */
   userNamespace: boolean;
 }

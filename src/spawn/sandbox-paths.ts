@@ -1,10 +1,26 @@
 /**
- * Resolves a sandbox's paths to real paths without letting an earlier step
- * widen a later one: a symbolic link that lies inside a writable directory of
- * the same sandbox could have been made by a sandboxed step (replace
- * `work/tmp` by a link to `~`, and the next step's `writable` follows it), so
- * a path through one is refused with SandboxError ERR_EXACTSPAWN_SANDBOX_PATH.
- * Links elsewhere (`/var/run` → `/run`) are followed.
+ * Resolves a sandbox's paths to real paths without following a symbolic link
+ * that a step, or another user, could have made. A sandboxed step may make
+ * links beneath its `writable` paths; were a later step's paths resolved by
+ * following every link, one step could widen the next (step 1, writable
+ * `ws`, replaces `ws/build` by a link to `/root`; step 2, writable
+ * `ws/build`, would then write in `/root`). The library cannot know what
+ * earlier steps, of this host or another, were granted, so a link is
+ * followed only where no step could have written it:
+ *
+ * - in a system directory: `/`, `/dev` or `/var` themselves, or `/etc`,
+ *   `/usr` or beneath them. No host grants a step those without handing it
+ *   the machine (what root runs and reads lives there; a writable path under
+ *   `/usr` also overlaps the default `executable` list and is refused);
+ * - whose every directory from `/` down is owned by root and writable by
+ *   root only: a link another user made (in `/tmp`, say, whatever
+ *   fs.protected_symlinks says) or that a step of a host that is not root
+ *   made is never followed;
+ * - and not beneath a `writable` path of the same sandbox (`/etc/app`).
+ *
+ * So `/lib64` → `usr/lib64`, `/bin` → `usr/bin`, `/var/run` → `/run`,
+ * `/etc/localtime` and `/usr/bin/python3` resolve as before; any other link
+ * on the way is refused with SandboxError ERR_EXACTSPAWN_SANDBOX_PATH.
  *
  * The kernel's realpath answers the common case in one call: a path with no
  * link at all comes back unchanged. Only a path that changed is walked
@@ -12,8 +28,8 @@
  * path with RESOLVE_NO_SYMLINKS, so a link swapped in after this check fails
  * the spawn (ELOOP) instead of widening it.
  */
-import { lstatSync, readlinkSync, realpathSync } from "node:fs";
-import { resolve, sep } from "node:path";
+import { lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
+import { dirname, resolve, sep } from "node:path";
 import { SandboxError } from "./sandbox-error.js";
 
 /** Symbolic links followed in one path before ELOOP, as the kernel's MAXSYMLINKS. */
@@ -32,18 +48,48 @@ function named(error: unknown, field: string): unknown {
   return error;
 }
 
-function refuse(field: string, link: string, dir: string): never {
+/** Directories a link is followed in, themselves only. */
+const SYSTEM_DIRS = new Set(["/", "/dev", "/var"]);
+/** Directories a link is followed in, and every directory beneath them. */
+const SYSTEM_TREES = ["/etc", "/usr"];
+
+function systemDirectory(dir: string): boolean {
+  return SYSTEM_DIRS.has(dir) || SYSTEM_TREES.some((tree) => beneath(dir, tree));
+}
+
+/** Whether `dir` (a real path) and every directory above it are root's, writable by root only. */
+function rootOnly(dir: string, known: Map<string, boolean>): boolean {
+  let answer = known.get(dir);
+  if (answer === undefined) {
+    const stat = statSync(dir);
+    answer =
+      stat.uid === 0 && (stat.mode & 0o022) === 0 && (dir === sep || rootOnly(dirname(dir), known));
+    known.set(dir, answer);
+  }
+  return answer;
+}
+
+function refuse(field: string, link: string, dir: string, writable: string | undefined): never {
+  const where =
+    writable === undefined
+      ? `in ${dir}, which a step or another user could have made (links are followed only in /, ` +
+        "/dev and /var and beneath /etc and /usr, where root alone can write)"
+      : `inside the writable directory ${writable}, which a sandboxed step could have made`;
   throw new SandboxError(
     "ERR_EXACTSPAWN_SANDBOX_PATH",
-    `sandbox: ${field} goes through the symbolic link ${link}, inside the writable directory ${dir}, ` +
-      "which a sandboxed step could have made; name the real directory instead",
+    `sandbox: ${field} goes through the symbolic link ${link}, ${where}; name the real directory instead`,
     [],
     { field, path: link },
   );
 }
 
-/** `path` resolved component by component, refusing a link beneath any of `writable`. */
-function walk(path: string, field: string, writable: readonly string[]): string {
+/** `path` resolved component by component, following only the links the rule above allows. */
+function walk(
+  path: string,
+  field: string,
+  writable: readonly string[],
+  known: Map<string, boolean>,
+): string {
   let rest = path.split(sep).filter((part) => part.length > 0);
   let current: string = sep;
   let links = 0;
@@ -61,7 +107,10 @@ function walk(path: string, field: string, writable: readonly string[]): string 
       continue;
     }
     const dir = writable.find((w) => beneath(current, w));
-    if (dir !== undefined) refuse(field, next, dir);
+    if (dir !== undefined) refuse(field, next, current, dir);
+    if (!systemDirectory(current) || !rootOnly(current, known)) {
+      refuse(field, next, current, undefined);
+    }
     if (++links > MAX_LINKS) {
       throw Object.assign(new Error(`ELOOP: too many symbolic links, ${path}`), {
         code: "ELOOP",
@@ -101,12 +150,13 @@ export function resolveSandboxPaths(fields: SandboxPathFields): {
   // Where a sandboxed step may have made links: every writable directory, by
   // its real path today (a redirected one included, which only adds to it).
   const writableReal = fields.writable.map((path, i) => realOf(path, `writable[${i}]`));
+  const known = new Map<string, boolean>();
   const one = (name: string) => (path: string, i: number) => {
     const field = `${name}[${i}]`;
     const real = realOf(path, field);
     if (real === path) return real;
     try {
-      return walk(path, field, writableReal);
+      return walk(path, field, writableReal, known);
     } catch (error) {
       throw named(error, field);
     }

@@ -15,6 +15,7 @@ import { resolve } from "node:path";
 import { nativeBinding, type RawSandbox } from "../native.js";
 import { SandboxError } from "./sandbox-error.js";
 import { beneath, resolveSandboxPaths } from "./sandbox-paths.js";
+import { viewPaths } from "./sandbox-view.js";
 
 export { SandboxError };
 
@@ -277,6 +278,7 @@ export function resolveSandbox(
       }
     }
   }
+  const view = viewPaths(write);
   return {
     readAll: sandbox.readable === "all",
     read: paths.read ?? [],
@@ -288,9 +290,11 @@ export function resolveSandbox(
     seccomp: support.seccompFilter,
     dropCapabilities: !sandbox.keepCapabilities,
     readOnlyView:
+      view !== undefined &&
       sandbox.readOnlyView &&
       support.readOnlyView &&
       !(support.readOnlyViewUserNamespace && changesCredentials),
+    viewPaths: view ?? [],
     userNamespace: support.readOnlyViewUserNamespace,
   };
 }

@@ -42,7 +42,7 @@ const HOST = `
       sandbox: {
         readAll: true, read: [], write: [], exec: [], execWritable: false, network: false,
         landlock: false, seccomp: false, dropCapabilities: false,
-        readOnlyView: true, userNamespace: true,
+        readOnlyView: true, viewPaths: [], userNamespace: true,
       },
     });
   } catch (e) {

@@ -6,6 +6,7 @@
  */
 import {
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -55,13 +56,19 @@ describe.runIf(full)("sandbox paths: one step cannot widen the next", () => {
 });
 
 describe("resolving sandbox paths", () => {
-  it("returns real paths unchanged, and follows links outside writable directories", () => {
+  it("returns real paths unchanged; a host's own link where a step could write is refused too", () => {
     const { base, work, outside } = fresh("plain");
+    expect(
+      resolveSandboxPaths({ writable: [work], readable: [outside], executable: undefined }),
+    ).toEqual({ write: [work], read: [outside], exec: undefined });
+    // Once followed (issue 21); a link in TMPDIR could be anyone's (issue 35).
     const link = join(base, "link-to-outside");
     symlinkSync(outside, link);
-    expect(
+    const error = refusal(() =>
       resolveSandboxPaths({ writable: [work], readable: [link], executable: undefined }),
-    ).toEqual({ write: [work], read: [outside], exec: undefined });
+    );
+    expect(error).toMatchObject({ code: "ERR_EXACTSPAWN_SANDBOX_PATH", field: "readable[0]" });
+    expect(error.path).toBe(link);
   });
 
   it("refuses a link inside a writable directory, for every field, and through a chain", () => {
@@ -70,19 +77,34 @@ describe("resolving sandbox paths", () => {
     symlinkSync(outside, tmp);
     const chain = join(base, "chain");
     symlinkSync(join(work, "tmp"), chain); // a host link whose target passes through the step's
-    for (const fields of [
-      { writable: [work, tmp], readable: undefined, executable: undefined },
-      { writable: [work], readable: [join(tmp, ".")], executable: undefined },
-      { writable: [work], readable: undefined, executable: [chain] },
-    ]) {
+    for (const [fields, link] of [
+      [{ writable: [work, tmp], readable: undefined, executable: undefined }, tmp],
+      [{ writable: [work], readable: [join(tmp, ".")], executable: undefined }, tmp],
+      [{ writable: [work], readable: undefined, executable: [chain] }, chain],
+    ] as const) {
       const error = refusal(() => resolveSandboxPaths(fields));
       expect(error.code).toBe("ERR_EXACTSPAWN_SANDBOX_PATH");
-      expect(error.path).toBe(tmp);
+      expect(error.path).toBe(link);
       expect(error.message).not.toContain("pwned");
     }
     writeFileSync(join(outside, "f"), "");
     expect(readFileSync(join(outside, "f"), "utf8")).toBe("");
   });
+
+  const systemLink = ["/lib64", "/bin", "/lib", "/var/run"].find(
+    (path) => existsSync(path) && lstatSync(path).isSymbolicLink(),
+  );
+
+  it.runIf(systemLink !== undefined)(
+    "refuses even a system link when it lies beneath a writable path of the same sandbox",
+    () => {
+      const error = refusal(() =>
+        resolveSandboxPaths({ writable: ["/"], readable: [systemLink!], executable: undefined }),
+      );
+      expect(error).toMatchObject({ code: "ERR_EXACTSPAWN_SANDBOX_PATH", path: systemLink });
+      expect(error.message).toContain("inside the writable directory /");
+    },
+  );
 
   it("names the field of a missing path, keeping its system error", () => {
     const { work } = fresh("missing");
