@@ -49,7 +49,23 @@ describe("exactspawn run", () => {
     expect(cli(["run", "--", "kill -TERM $$"]).status).toBe(143);
     const slow = cli(["run", "--timeout", "0.3", "--", "sleep 30"]);
     expect(slow.status).toBe(124);
-    expect(slow.stderr).toMatch(/timed out/);
+    expect(slow.stderr).toBe("exactspawn run: the step timed out after 300 ms (--timeout 0.3)\n");
+  });
+
+  it("--timeout takes units (issue 39, item 3): 300ms, 1.5s, 2m; --verbose says which", () => {
+    const ms = cli(["run", "--timeout", "300ms", "--", "sleep 30"]);
+    expect(ms.status).toBe(124);
+    expect(ms.stderr).toBe("exactspawn run: the step timed out after 300 ms (--timeout 300ms)\n");
+    const verbose = cli(["run", "--verbose", "--timeout", "2m", "--", "true"]);
+    expect(verbose.status).toBe(0);
+    expect(verbose.stderr).toMatch(/^timeout: 2 min \(120000 ms\)$/m);
+    const none = cli(["run", "--verbose", "--", "true"]);
+    expect(none.stderr).toMatch(/^timeout: none$/m);
+    const help = cli(["run", "--help"]);
+    expect(help.stdout).toContain("--timeout DURATION");
+    expect(help.stdout).toContain(
+      "--timeout 30 is 30 seconds, --timeout 300ms is 300 milliseconds",
+    );
   });
 
   it("passes a 1 MiB --var @file value intact (spilled, sha256 inside = outside)", () => {
