@@ -203,8 +203,24 @@ const watchdogs = readdirSync("/proc").filter((entry) => {
   if (s === undefined || Number(s.slice(s.lastIndexOf(")") + 2).split(" ")[1]) !== host.pid) return false;
   try { return readFileSync("/proc/" + entry + "/cmdline", "utf8").split("\\0")[0] === "exactspawn-watchdog"; } catch { return false; }
 }).map(Number);
-writeFileSync("/proc/sys/kernel/ns_last_pid", String(leader - 1));
-const stranger = spawn("/bin/sleep", ["1000"], { detached: true, stdio: "ignore" });
+// The set-up may not take: another task of the namespace (a thread of this
+// runtime) can take the number first. Steer again while the number is free,
+// up to five times; the report says when it never took (issue 39, item 2).
+let stranger;
+const missed = [];
+for (let attempt = 1; attempt <= 5; attempt++) {
+  writeFileSync("/proc/sys/kernel/ns_last_pid", String(leader - 1));
+  stranger = spawn("/bin/sleep", ["1000"], { detached: true, stdio: "ignore" });
+  if (stranger.pid === leader) break;
+  missed.push("pid " + leader + " went to " + (stat(leader) === undefined ? "a task gone since" : "another task"));
+  stranger.kill("SIGKILL");
+  if (stat(leader) !== undefined) break;
+}
+if (stranger.pid !== leader) {
+  host.kill("SIGKILL");
+  console.log(JSON.stringify({ steered: false, missed }));
+  process.exit(0);
+}
 const exited = new Promise((resolve) => host.once("exit", resolve));
 host.kill("SIGKILL");
 await exited;
@@ -558,13 +574,17 @@ describe("spawn's cleanup option", () => {
   // the test's own, where the steered numbers reach nobody else's processes.
   it.skipIf(pidNamespaceMissing !== undefined)(
     `a group is released before its leader is reaped: a stranger given the old id survives the host's death${pidNamespaceMissing === undefined ? "" : ` (skipped: ${pidNamespaceMissing})`}`,
-    async () => {
+    async (context) => {
       const run = await runInPidNamespace(
         STRANGER_SCENARIO.replaceAll("DIST", JSON.stringify(dist)),
       );
       expect(run.stderr).toBe("");
       expect(run.status).toBe(0);
       const report = JSON.parse(run.stdout) as Record<string, unknown>;
+      // The set-up never took: say so, never pass or fail on a scenario that did not happen.
+      if (report["steered"] === false) {
+        context.skip(`the pid counter could not be steered: ${String(report["missed"])}`);
+      }
       // A stranger (its own session and group, like any daemon) got the reaped
       // leader's id; the watchdog exits only after its kill loop, and then the
       // stranger must still run.
