@@ -24,6 +24,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import ts from "typescript";
 import { afterAll, describe, expect, it } from "vitest";
+import { cgroupSupport, pidNamespaceSupport, sandboxSupport } from "../src/index.js";
 import { PACKAGE_ROOT } from "../src/native.js";
 import { documentationPages, type Example, examplesOf, runnableJs } from "./helpers/doc-blocks.js";
 
@@ -32,6 +33,19 @@ const examples = pages.flatMap((page) => examplesOf(PACKAGE_ROOT, page));
 /** Run by their own tests (with the checks particular to them). */
 const RUN_ELSEWHERE = new Set(["README.md", "docs/agent-host.md"]);
 const native = process.env["EXACTSPAWN_NATIVE"] !== "0";
+
+/** Why this host cannot run an example as written (it asks for what the host lacks), or undefined. */
+function cannotRun(example: Example): string | undefined {
+  if (/contain: true/.test(example.code)) {
+    if (!cgroupSupport().available && !pidNamespaceSupport().available) {
+      return "contain: true, and this host can contain nothing";
+    }
+  }
+  if (/sandbox: \{/.test(example.code) && sandboxSupport().missing.length > 0) {
+    return `a sandbox, and this host lacks ${sandboxSupport().missing.join(", ")}`;
+  }
+  return undefined;
+}
 
 const scratch = mkdtempSync(join(tmpdir(), "docs-examples-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -85,7 +99,9 @@ describe("documentation examples", () => {
   });
 
   for (const example of examples.filter((e) => !RUN_ELSEWHERE.has(e.page))) {
-    it.runIf(native)(`${example.where} runs and prints what its // => comments say`, () => {
+    it.runIf(native)(`${example.where} runs and prints what its // => comments say`, (context) => {
+      const reason = cannotRun(example);
+      if (reason !== undefined) context.skip(`not run here: ${reason}`);
       const run = spawnSync(process.execPath, ["--input-type=module"], {
         cwd: PACKAGE_ROOT,
         encoding: "utf8",
