@@ -31,6 +31,7 @@ const BEHAVIOUR = [
 // the soak.
 const NOT_ENGINE_DEPENDENT = [
   "test/debian-packages.test.ts",
+  "test/docs-examples.test.ts",
   "test/env/**",
   "test/env-input.test.ts",
   "test/env-input.property.test.ts",

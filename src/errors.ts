@@ -169,6 +169,36 @@ export class UntrustedSkipError extends Error {
   }
 }
 
+/** Brands an error a runtime.bash or runtime.spawn call rejected with (see isStepError). */
+export const STEP_ERROR_BRAND: unique symbol = Symbol.for("exactspawn.StepError");
+
+/**
+ * Any error a `runtime.bash` or `runtime.spawn` call throws or rejects with:
+ * a `SubprocessError`, a system error (`ENOENT`…), an `EnvBudgetError`, a
+ * `TypeError` for a bad option… each carries the step's identity as own
+ * fields. Narrow further with `SubprocessError.is(error)` for a run failure.
+ */
+export type StepError = Error & {
+  /** The call's `step` option (undefined: the step has no name). */
+  readonly step: string | undefined;
+  /** The call's correlation id: given, the runtime's, or a UUID made for the call. */
+  readonly correlationId: string;
+  /** The error's code where it has one ("ERR_EXACTSPAWN_SUBPROCESS_FAILED", "ENOENT"…). */
+  readonly code?: string | undefined;
+};
+
+/**
+ * Type guard for a caught value: true for every error a runtime.bash or
+ * runtime.spawn call threw or rejected with, so `catch (error)` (typed
+ * `unknown`) can read `error.step` and `error.correlationId`. A realm-safe
+ * brand check (a registered symbol): it also holds for an error from
+ * another copy of the package or another vm context, where `instanceof`
+ * would not. Total and pure; false for anything else.
+ */
+export function isStepError(value: unknown): value is StepError {
+  return typeof value === "object" && value !== null && STEP_ERROR_BRAND in value;
+}
+
 /** Properties Node puts on its own system errors (fs, child_process). */
 export interface SystemErrorFields {
   code: string;

@@ -59,9 +59,11 @@ export type { EnvInput, EnvValue } from "./env-input.js";
 export {
   EnvBudgetError,
   InvalidEnvError,
+  isStepError,
   type SizedName,
   type SkippedName,
   SpillError,
+  type StepError,
   type SystemError,
   TooManyKeysError,
   UntrustedSkipError,

@@ -1,7 +1,7 @@
 /**
  * docs/agent-host.md's example, executed as the README's are
- * (test/readme.test.ts): run with `node --input-type=module` from the
- * package root, it must print exactly its `// =>` lines, write nothing to
+ * (test/readme.test.ts): its types erased, run with `node --input-type=module`
+ * from the package root (test/docs-examples.test.ts type-checks it), it must print exactly its `// =>` lines, write nothing to
  * stderr, and leave nothing behind (its own teardown removes its directory).
  * The sandbox needs the native engine: the fallback project skips it.
  */
@@ -11,30 +11,30 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../src/native.js";
-import { expectedOutput, fencedBlocks } from "./helpers/doc-blocks.js";
+import { examplesOf, runnableJs } from "./helpers/doc-blocks.js";
 
 const PAGE = readFileSync(join(PACKAGE_ROOT, "docs", "agent-host.md"), "utf8");
-const jsBlocks = fencedBlocks(PAGE).filter((b) => b.lang === "js");
+const examples = examplesOf(PACKAGE_ROOT, "docs/agent-host.md");
 const native = process.env["EXACTSPAWN_NATIVE"] !== "0";
 
 describe("docs/agent-host.md", () => {
   it("has one end-to-end host", () => {
-    expect(jsBlocks).toHaveLength(1);
+    expect(examples).toHaveLength(1);
     expect(PAGE).toMatch(/concurrency|16 steps in flight/);
   });
 
-  for (const block of jsBlocks) {
-    it.runIf(native)(`js (line ${block.line}) prints what its // => comments say`, () => {
+  for (const example of examples) {
+    it.runIf(native)(`${example.where} prints what its // => comments say`, () => {
       const leftBefore = readdirSync(tmpdir()).filter((n) => n.startsWith("agent-host-"));
       const run = spawnSync(process.execPath, ["--input-type=module"], {
         cwd: PACKAGE_ROOT,
         encoding: "utf8",
-        input: block.code,
+        input: runnableJs(example),
         env: { ...process.env, GITHUB_TOKEN: "host-token-never-passed" },
       });
       expect(run.stderr).toBe("");
       expect(run.status).toBe(0);
-      expect(run.stdout.trimEnd().split("\n")).toEqual(expectedOutput(block.code));
+      expect(run.stdout.trimEnd().split("\n")).toEqual(example.expected);
       const leftAfter = readdirSync(tmpdir()).filter((n) => n.startsWith("agent-host-"));
       expect(leftAfter).toEqual(leftBefore);
     });

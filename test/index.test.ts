@@ -43,6 +43,7 @@ const EXPORTS = [
   "execFits",
   "isReservedName",
   "isSpillableName",
+  "isStepError",
   "nativeStatus",
   "pidNamespaceSupport",
   "planSpill",

@@ -9,6 +9,7 @@ import { escapeControls, firstLine } from "../errors.js";
 import { probeLimits } from "../limits.js";
 import type { BashStepResult } from "../step/bash-step.js";
 import { parseCommandLine } from "./command-line.js";
+import { DURATION_HELP, formatDuration, parseDuration } from "./duration.js";
 import { explainReport, explainTable } from "./explain-view.js";
 import { SANDBOX_RUN_HELP, SANDBOX_RUN_OPTIONS, sandboxFromValues } from "./sandbox-options.js";
 import { STEP_OPTIONS, STEP_OPTIONS_HELP, stepRequest } from "./step-options.js";
@@ -16,7 +17,7 @@ import { planStep, runtimeFor, stepOptions } from "./step-plan.js";
 import { unreachedError, unreachedValues } from "./unreached.js";
 import { isUsageError, UsageError } from "./usage-error.js";
 
-export const RUN_HELP = `Usage: exactspawn run [options] [--sandbox ...] [--allow-skips] [--timeout S] [--contain] [--verbose] -- COMMAND
+export const RUN_HELP = `Usage: exactspawn run [options] [--sandbox ...] [--allow-skips] [--timeout DURATION] [--contain] [--verbose] -- COMMAND
 
 Runs COMMAND (its words joined by spaces into one bash script) as a bash step: the parent
 environment through the allow and block lists, the context, the step values (spilled to private
@@ -30,7 +31,9 @@ Options:
 ${STEP_OPTIONS_HELP}
 ${SANDBOX_RUN_HELP}
   --allow-skips         run even when a --var or --context value would not reach the step
-  --timeout S           stop the step after S seconds (SIGTERM to its process group, then SIGKILL)
+  --timeout DURATION    stop the step after DURATION: ${DURATION_HELP} (SIGTERM to its
+                        process group, then SIGKILL). Not milliseconds as the API's timeout:
+                        --timeout 30 is 30 seconds, --timeout 300ms is 300 milliseconds
   --contain             require containment: everything the step starts dies with it (exit status
                         125 where this host cannot; without it the step is contained where it can)
   --verbose             print the plan (the explain table) to stderr first
@@ -45,12 +48,7 @@ export const EXIT_CANNOT_RUN = 125;
 export const EXIT_TIMEOUT = 124;
 
 function timeoutMs(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const seconds = Number(text);
-  if (text.trim() === "" || !Number.isFinite(seconds) || seconds <= 0) {
-    throw new UsageError("--timeout expects a positive number of seconds");
-  }
-  return Math.round(seconds * 1000);
+  return text === undefined ? undefined : parseDuration(text, "--timeout");
 }
 
 function signalExit(signal: string | null): number {
@@ -102,6 +100,8 @@ export async function runRun(argv: string[]): Promise<number> {
       if (values.verbose) {
         const report = explainReport(plan, request.command, request.limitsSource);
         process.stderr.write(`${explainTable(report, process.stderr)}\n`);
+        const limit = timeout === undefined ? "none" : `${formatDuration(timeout)} (${timeout} ms)`;
+        process.stderr.write(`timeout: ${limit}\n`);
       }
       const unreached = unreachedValues(plan, request, runtime.config.stepPrefix, (key) => {
         const value = request.context?.get(key);
@@ -138,7 +138,9 @@ export async function runRun(argv: string[]): Promise<number> {
     "exactspawn: step finished",
   );
   if (result.failure === "timeout") {
-    process.stderr.write(`exactspawn run: the step timed out after ${values.timeout} s\n`);
+    process.stderr.write(
+      `exactspawn run: the step timed out after ${formatDuration(timeout ?? 0)} (--timeout ${values.timeout})\n`,
+    );
     return EXIT_TIMEOUT;
   }
   if (received !== undefined) return signalExit(received);

@@ -16,7 +16,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import { displayName } from "../errors.js";
+import { displayName, STEP_ERROR_BRAND } from "../errors.js";
 import { hostLoggerSet, type Logger, logger as libraryLogger } from "../log.js";
 
 export interface StepIdentity {
@@ -40,7 +40,7 @@ export function stepIdentity(
 /**
  * Puts the step's identity on an error (own enumerable `step` and
  * `correlationId`) and, for a named step, `step "NAME": ` in front of the
- * message (and the stack's first line). Idempotent; non-objects are
+ * message (and the stack's first line), and brands it for isStepError. Idempotent; non-objects are
  * returned as they are.
  */
 export function tagStepError<E>(error: E, identity: StepIdentity): E {
@@ -53,6 +53,8 @@ export function tagStepError<E>(error: E, identity: StepIdentity): E {
       value: identity.correlationId,
       enumerable: true,
     });
+    // Non-enumerable: a logger serialising the error does not print it.
+    Object.defineProperty(target, STEP_ERROR_BRAND, { value: true });
     // The message names a named step; the correlation id stays a field (it
     // may be a value the host put in the environment, the correlation variable).
     if (error instanceof Error && identity.step !== undefined) {

@@ -181,7 +181,11 @@ describe("our own words for every bad flag", () => {
     [["run", "--verbose=yes", "--", "true"], "exactspawn run: --verbose takes no value"],
     [
       ["run", "--timeout", "-1", "--", "true"],
-      "exactspawn run: --timeout expects a positive number of seconds",
+      "exactspawn run: --timeout expects a positive duration (300ms, 1.5s, 2m, 1h; a bare number is seconds)",
+    ],
+    [
+      ["run", "--timeout", "30000", "--", "true"],
+      "exactspawn run: --timeout 30000: a bare number is seconds (8 h 20 min); did you mean 30000ms? Write 30000ms, or 30000s for seconds",
     ],
     [["run", "--var", MARKER, "--", "true"], "exactspawn run: --var expects NAME=VALUE"],
     [

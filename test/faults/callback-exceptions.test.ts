@@ -39,10 +39,11 @@ describe("exceptions thrown around the exit delivery", () => {
       import { spawn } from DIST;
       const seen = [];
       process.on("uncaughtException", (error) => seen.push(error.message));
-      spawn("/bin/sh", ["-c", "echo hi"]).then((r) => {
+      const run = spawn("/bin/sh", ["-c", "echo hi"]).then((r) => {
         process.nextTick(() => { throw new Error("from-" + r.stdout.trim()); });
       });
-      setTimeout(() => report(seen), 500);
+      // After the callback's tick (an order of events, not 500 ms a loaded machine may not give).
+      run.then(() => setImmediate(() => report(seen)));
     `,
     );
     expect(host.stderr).toBe("");

@@ -23,6 +23,14 @@ const dist = pathToFileURL(join(resolve(import.meta.dirname, "../.."), "dist/ind
  * only): a run whose leader exits at once while a daemon keeps its stdout,
  * the leader reaped, a stranger steered onto the old group id, then the
  * run's timeout. Prints what it saw as JSON.
+ *
+ * The set-up may not take (issue 39, item 2): another task of the namespace
+ * (a thread the runtime starts: under Node 24 the test once got `steered: false`)
+ * can take the number between the write to ns_last_pid and the stranger's
+ * fork, or a loaded machine can let the timeout fire before the stranger is
+ * in place (then nothing was tested). Either way the attempt is thrown away
+ * (stranger killed, run awaited) and made again, up to ATTEMPTS times; the
+ * report says how many it took, or why none did.
  */
 const STRANGER_SCENARIO = `
 import { spawn as spawnChild } from "node:child_process";
@@ -30,30 +38,47 @@ import { readFileSync, writeFileSync } from "node:fs";
 const { spawn } = await import(DIST);
 const stat = (pid) => { try { return readFileSync("/proc/" + pid + "/stat", "utf8"); } catch { return undefined; } };
 const running = (pid) => { const s = stat(pid); return s !== undefined && s.slice(s.lastIndexOf(")") + 2)[0] !== "Z"; };
-const run = spawn("/bin/sh", ["-c", "setsid sleep 4 & echo $!"], { timeout: 700, killGraceMs: 200, reject: false });
-const pgid = run.pid;
-// The leader exits at once and is reaped; the daemon keeps stdout.
-while (stat(pgid) !== undefined) await new Promise((resolve) => setTimeout(resolve, 20));
-writeFileSync("/proc/sys/kernel/ns_last_pid", String(pgid - 1));
-const stranger = spawnChild("/bin/sleep", ["30"], { detached: true, stdio: "ignore" });
-const result = await run;
-const { exitCode, signal, failure } = result;
-console.log(JSON.stringify({ steered: stranger.pid === pgid, strangerRuns: running(pgid), exitCode, signal, failure }));
+const TIMEOUT = 2000;
+const missed = [];
+for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+  const started = performance.now();
+  const run = spawn("/bin/sh", ["-c", "setsid sleep 8 & echo $!"], { timeout: TIMEOUT, killGraceMs: 200, reject: false });
+  const pgid = run.pid;
+  // The leader exits at once and is reaped; the daemon keeps stdout.
+  while (stat(pgid) !== undefined) await new Promise((resolve) => setTimeout(resolve, 20));
+  writeFileSync("/proc/sys/kernel/ns_last_pid", String(pgid - 1));
+  const stranger = spawnChild("/bin/sleep", ["30"], { detached: true, stdio: "ignore" });
+  const inTime = performance.now() - started < TIMEOUT;
+  if (stranger.pid !== pgid || !inTime) {
+    missed.push(stranger.pid !== pgid ? "pid " + pgid + " taken by another task" : "the timeout came first");
+    stranger.kill("SIGKILL");
+    await run;
+    continue;
+  }
+  const { exitCode, signal, failure } = await run;
+  console.log(JSON.stringify({ steered: true, attempts: attempt, strangerRuns: running(pgid), exitCode, signal, failure }));
+  process.exit(0);
+}
+console.log(JSON.stringify({ steered: false, attempts: ATTEMPTS, missed }));
 process.exit(0);
 `;
 
 describe("a reused process-group id (the pid counter steered in a pid namespace of its own)", () => {
   it.skipIf(pidNamespaceMissing !== undefined)(
     `a timeout after the leader's reap never reaches the process that got its group id${pidNamespaceMissing === undefined ? "" : ` (skipped: ${pidNamespaceMissing})`}`,
-    async () => {
+    async (context) => {
       const run = await runInPidNamespace(
-        STRANGER_SCENARIO.replaceAll("DIST", JSON.stringify(dist)),
+        STRANGER_SCENARIO.replaceAll("DIST", JSON.stringify(dist)).replaceAll("ATTEMPTS", "5"),
       );
       expect(run.stderr).toBe("");
       expect(run.status).toBe(0);
+      const report = JSON.parse(run.stdout) as { steered: boolean; missed?: string[] };
+      // The set-up never took: say so, never pass or fail on a scenario that did not happen.
+      if (!report.steered) context.skip(`the pid counter could not be steered: ${report.missed}`);
       // Before the fix the stranger, a detached `sleep 30` holding the old group id, got SIGTERM.
-      expect(JSON.parse(run.stdout)).toEqual({
+      expect(report).toEqual({
         steered: true,
+        attempts: expect.any(Number),
         strangerRuns: true,
         exitCode: 0,
         signal: null,

@@ -203,8 +203,24 @@ const watchdogs = readdirSync("/proc").filter((entry) => {
   if (s === undefined || Number(s.slice(s.lastIndexOf(")") + 2).split(" ")[1]) !== host.pid) return false;
   try { return readFileSync("/proc/" + entry + "/cmdline", "utf8").split("\\0")[0] === "exactspawn-watchdog"; } catch { return false; }
 }).map(Number);
-writeFileSync("/proc/sys/kernel/ns_last_pid", String(leader - 1));
-const stranger = spawn("/bin/sleep", ["1000"], { detached: true, stdio: "ignore" });
+// The set-up may not take: another task of the namespace (a thread of this
+// runtime) can take the number first. Steer again while the number is free,
+// up to five times; the report says when it never took (issue 39, item 2).
+let stranger;
+const missed = [];
+for (let attempt = 1; attempt <= 5; attempt++) {
+  writeFileSync("/proc/sys/kernel/ns_last_pid", String(leader - 1));
+  stranger = spawn("/bin/sleep", ["1000"], { detached: true, stdio: "ignore" });
+  if (stranger.pid === leader) break;
+  missed.push("pid " + leader + " went to " + (stat(leader) === undefined ? "a task gone since" : "another task"));
+  stranger.kill("SIGKILL");
+  if (stat(leader) !== undefined) break;
+}
+if (stranger.pid !== leader) {
+  host.kill("SIGKILL");
+  console.log(JSON.stringify({ steered: false, missed }));
+  process.exit(0);
+}
 const exited = new Promise((resolve) => host.once("exit", resolve));
 host.kill("SIGKILL");
 await exited;
@@ -395,6 +411,14 @@ describe("a bash step ends with its host (cleanup, the runtime.bash default)", (
   // (64 KiB, ~3,600 spawns). Seen red on 08fb2db: the host froze in write(2)
   // on its JavaScript thread and never reported. Now the stopped watchdog is
   // SIGKILLed and replaced, and the replacement still takes the step along.
+  //
+  // No clock decides (issue 39, item 2): the host spawns, 8 at a time, until
+  // it sees its stopped watchdog gone (the event: the pipe filled and the host
+  // acted), and "frozen" is what the kernel shows — the host's main thread
+  // asleep in write(2) — not a report that is late. A fixed 6,000 sequential
+  // spawns took 15 s on a quiet machine and 102 s at load 25 (two busy loops
+  // per core), against the 110 s the test used to give it. The test's own
+  // timeout is a margin only (~3,600 spawns are needed).
   it.runIf(nativeStatus().loaded)(
     "a watchdog the step stops never freezes the host: it is replaced once its pipe is full",
     async () => {
@@ -417,13 +441,24 @@ describe("a bash step ends with its host (cleanup, the runtime.bash default)", (
         const pids = out.split("\\n").filter((l) => /^\\d+$/.test(l)).map(Number);
         // Each line written first, so a frozen host still left the pids to clean up.
         console.error("PIDS " + JSON.stringify(pids));
-        for (let i = 0; i < 6000; i++) await spawn("/bin/true", [], { cleanup: true, processGroup: true });
+        const { readFileSync } = await import("node:fs");
+        const stoppedRuns = () => {
+          try {
+            const stat = readFileSync("/proc/" + pids[0] + "/stat", "utf8");
+            const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+            return fields[0] !== "Z" && Number(fields[1]) === process.pid;
+          } catch { return false; }
+        };
+        // Until the stopped watchdog is gone (the host SIGKILLed it on a full pipe); 20,000 at most.
+        for (let i = 0; i < 20000 && stoppedRuns(); i += 8) {
+          await Promise.all(Array.from({ length: 8 }, () => spawn("/bin/true", [], { cleanup: true, processGroup: true })));
+        }
         console.log("REPORT " + JSON.stringify({ pid: process.pid, steps: [pids] }));
         setInterval(() => {}, 1000);
       `);
-      const frozen = new Promise<never>((_, reject) =>
-        setTimeout(() => reject(new Error("the host froze: no report")), 110_000).unref(),
-      );
+      const frozen = blockedInWrite(host.child.pid!).then(() => {
+        throw new Error("the host froze: its main thread sleeps in write(2)");
+      });
       const { pid, steps } = await Promise.race([host.report, frozen]);
       const pids = steps[0]!;
       record(pids);
@@ -439,9 +474,44 @@ describe("a bash step ends with its host (cleanup, the runtime.bash default)", (
       await host.exited;
       expect(await allGone(pids.slice(1))).toBe(true);
     },
-    120_000,
+    600_000,
   );
 });
+
+/** write(2)'s number in /proc/PID/syscall on the machines the suite runs on. */
+const WRITE_SYSCALL = process.arch === "arm64" ? 64 : 1;
+
+/**
+ * Settles once the main thread of `pid` is seen asleep in write(2) three
+ * polls running (a write to a pipe someone reads never sleeps that long: the
+ * host's stdout and stderr are read by this test on every turn of its loop);
+ * never settles while the process runs otherwise, and stops looking when it
+ * is gone. The kernel's own view of a frozen host, not a deadline.
+ */
+function blockedInWrite(pid: number): Promise<void> {
+  return new Promise((resolvePromise) => {
+    let seenAsleep = 0;
+    const poll = setInterval(() => {
+      let state: string;
+      let syscall: string;
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+        state = stat.slice(stat.lastIndexOf(")") + 2)[0] ?? "";
+        syscall = readFileSync(`/proc/${pid}/syscall`, "utf8");
+      } catch {
+        clearInterval(poll);
+        return;
+      }
+      const asleepInWrite = state === "S" && Number(syscall.split(" ")[0]) === WRITE_SYSCALL;
+      seenAsleep = asleepInWrite ? seenAsleep + 1 : 0;
+      if (seenAsleep >= 3) {
+        clearInterval(poll);
+        resolvePromise();
+      }
+    }, 500);
+    poll.unref();
+  });
+}
 
 /** Runs `source` (an ES module; DIST is the library's URL) as a host and returns its exit and report. */
 function startScript(source: string): Host {
@@ -504,13 +574,17 @@ describe("spawn's cleanup option", () => {
   // the test's own, where the steered numbers reach nobody else's processes.
   it.skipIf(pidNamespaceMissing !== undefined)(
     `a group is released before its leader is reaped: a stranger given the old id survives the host's death${pidNamespaceMissing === undefined ? "" : ` (skipped: ${pidNamespaceMissing})`}`,
-    async () => {
+    async (context) => {
       const run = await runInPidNamespace(
         STRANGER_SCENARIO.replaceAll("DIST", JSON.stringify(dist)),
       );
       expect(run.stderr).toBe("");
       expect(run.status).toBe(0);
       const report = JSON.parse(run.stdout) as Record<string, unknown>;
+      // The set-up never took: say so, never pass or fail on a scenario that did not happen.
+      if (report["steered"] === false) {
+        context.skip(`the pid counter could not be steered: ${String(report["missed"])}`);
+      }
       // A stranger (its own session and group, like any daemon) got the reaped
       // leader's id; the watchdog exits only after its kill loop, and then the
       // stranger must still run.

@@ -169,12 +169,14 @@ describe("spill descriptors", () => {
     );
     expect(timedOut).toMatchObject({ name: "SubprocessError", reason: "timeout" });
     const controller = new AbortController();
-    const running = runtime.bash("sleep 30", {
+    const running = runtime.bash("echo started; sleep 30", {
       values: { big },
       tmpdir: tmp,
       signal: controller.signal,
     });
-    setTimeout(() => controller.abort(), 200);
+    // Once the step runs (an event), not after 200 ms it might not have had.
+    for await (const _line of running.lines()) break;
+    controller.abort();
     expect(await rejection(running)).toMatchObject({ name: "SubprocessError", reason: "abort" });
     expect(readdirSync(tmp)).toEqual([]);
   });

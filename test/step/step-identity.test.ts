@@ -6,7 +6,9 @@
  * with field names that never collide with pino's (`name`, `msg`, `pid`,
  * `time`, `level`, `hostname`).
  */
+import { runInNewContext } from "node:vm";
 import { afterAll, describe, expect, it } from "vitest";
+import { isStepError, SubprocessError } from "../../src/index.js";
 import { createRuntime } from "../../src/runtime.js";
 import { captureLog } from "../helpers/capture-log.js";
 import { makeRootFactory, rejection } from "../helpers/steps.js";
@@ -104,6 +106,64 @@ describe("errors name their step", () => {
       correlationId: "c-1",
     });
     expect((failed as Error).message).toMatch(/^step "agent": Command failed with exit code 4/);
+  });
+});
+
+describe("isStepError: a catch block's unknown narrowed to the step's error", () => {
+  it("holds for every kind of step error, and narrows for the compiler", async () => {
+    const runtime = createRuntime({ parentEnv: { PATH: process.env["PATH"] ?? "" } });
+    const failed = await rejection(runtime.bash("exit 3", { step: "s", tmpdir: root() }));
+    let thrown: unknown;
+    try {
+      runtime.bash("true", { step: "t", cwd: "" } as unknown as { step: string });
+    } catch (error) {
+      thrown = error;
+    }
+    const missing = await rejection(
+      createRuntime({ parentEnv: {} }).bash("true", { step: "nb", tmpdir: root() }).result,
+    );
+    for (const error of [failed, thrown, missing]) {
+      expect(isStepError(error)).toBe(true);
+      if (!isStepError(error)) continue;
+      // Typed reads: no cast (this file is type-checked by `npm run typecheck`).
+      const step: string | undefined = error.step;
+      const correlationId: string = error.correlationId;
+      expect(step).toMatch(/^(s|t|nb)$/);
+      expect(correlationId).toMatch(UUID);
+    }
+    expect(SubprocessError.is(failed) && isStepError(failed) && failed.exitCode).toBe(3);
+    // The brand is not enumerable: a logger serialising the error does not print it.
+    expect(Object.keys(failed as object)).not.toContain(Symbol.for("exactspawn.StepError"));
+    expect(JSON.stringify(failed)).not.toContain("StepError");
+  });
+
+  it("is false for anything a step did not throw; true across realms (a brand, not instanceof)", () => {
+    for (const value of [
+      new Error("x"),
+      Object.assign(new Error("x"), { step: "s", correlationId: "c" }),
+      new SubprocessError({
+        reason: "exit",
+        argv: ["x"],
+        envNames: [],
+        exitCode: 1,
+        signal: null,
+        stdout: null,
+        stderr: null,
+        durationMs: 0,
+        resourceUsage: null,
+      }),
+      null,
+      undefined,
+      "step",
+      { step: "s" },
+    ]) {
+      expect(isStepError(value)).toBe(false);
+    }
+    const foreign = runInNewContext(
+      'const e = new Error("x"); Object.defineProperty(e, Symbol.for("exactspawn.StepError"), { value: true }); e',
+    ) as unknown;
+    expect(foreign instanceof Error).toBe(false);
+    expect(isStepError(foreign)).toBe(true);
   });
 });
 
