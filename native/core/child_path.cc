@@ -15,6 +15,8 @@
 #include <cerrno>
 #include <climits>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -46,9 +48,10 @@ constexpr long kFaccessat2 = 439;     // the same number on every architecture
 // What the vfork child needs to exec the helper (all -1 when it runs the
 // target steps itself). Its descriptors are close-on-exec in the host.
 struct HelperLaunch {
-  int exe_fd = -1;     // the helper (O_PATH file or sealed memfd)
-  int plan_fd = -1;    // the plan (helper_plan.h), a sealed memfd
-  int status_fd = -1;  // the start-status pipe's write end
+  int exe_fd = -1;             // the helper (O_PATH file or sealed memfd)
+  int plan_fd = -1;            // the plan (helper_plan.h), a sealed memfd
+  int status_fd = -1;          // the start-status pipe's write end
+  const char* path = nullptr;  // the helper's path, for a failed exec's report
 };
 
 // The parent's data the child reads. The child also writes `failure`, only
@@ -90,8 +93,11 @@ EXACTSPAWN_CHILD_CODE void decimal(int n, char* buf) {
 
 // Execs the helper: argv "exactspawn-helper PLAN_FD STATUS_FD", an empty
 // environment (the target's comes in the plan, so the helper's libc never
-// reads it). Returns only on failure.
-EXACTSPAWN_CHILD_CODE int exec_helper(const int* keep, StepFailure* failure) {
+// reads it). Returns only on failure, which it also writes to the status
+// pipe: where vfork is emulated by a fork (qemu-user), the parent never sees
+// `failure` (another copy of memory) and reads the pipe at the reap instead,
+// so a helper that cannot be exec'd is still named, not a bare exit 127.
+EXACTSPAWN_CHILD_CODE int exec_helper(const int* keep, const char* path, StepFailure* failure) {
   // The plan and the status pipe cross this exec (the helper marks the pipe
   // close-on-exec again); the helper's own descriptor does not.
   for (int i = 1; i < 3; ++i) {
@@ -110,7 +116,8 @@ EXACTSPAWN_CHILD_CODE int exec_helper(const int* keep, StepFailure* failure) {
   char* envp[] = {nullptr};
   syscall(SYS_execveat, keep[0], "", argv, envp, kAtEmptyPath);
   const int error = errno != 0 ? errno : EIO;
-  *failure = {-error, "execveat", "helper"};
+  *failure = {-error, "execveat", "helper", path};
+  report_start_status(keep[2], *failure);
   return failure->err;
 }
 
@@ -139,7 +146,7 @@ EXACTSPAWN_CHILD_CODE int child_main(void* raw) {
     err =
         run_stdio(args->stdio_steps, args->stdio_step_count, args->stdio_ceiling, keep, 3, failure);
   }
-  if (err == 0 && keep[0] >= 0) err = exec_helper(keep, failure);
+  if (err == 0 && keep[0] >= 0) err = exec_helper(keep, args->helper.path, failure);
   // No helper: no sandbox and no credential change (needs_helper()).
   if (err == 0) err = run_target_steps(r, *args->controls, args->parent, failure);
   if (err == 0) err = exec_target(r, failure);
@@ -276,18 +283,94 @@ void reap_failed(pid_t child) {
   errno = saved_errno;
 }
 
-// The exec helper, opened once per set_helper_path().
+// The exec helper, opened once per set_helper_path(), on one descriptor
+// for the process's life (every worker's loader sets the same path).
 struct HelperState {
   std::mutex lock;
   std::string path;
-  int fd = -1;
+  int fd = -1;                // the helper's descriptor; kept open across set_helper_path()
+  bool usable = false;        // fd is the helper of `path`
   const char* run = nullptr;  // "file", "memory", "unavailable"
   StepFailure failure;
+  std::string reason;  // why it cannot run where errno alone does not say
 };
 
 HelperState& helper_state() {
   static HelperState* state = new HelperState();  // never destroyed: spawns may outlive statics
   return *state;
+}
+
+// The ELF machine this process runs (the addon's own build), 0 where unknown.
+constexpr uint16_t kOwnMachine =
+#if defined(__x86_64__)
+    62;  // EM_X86_64
+#elif defined(__aarch64__)
+    183;  // EM_AARCH64
+#elif defined(__i386__)
+    3;  // EM_386
+#elif defined(__arm__)
+    40;  // EM_ARM
+#else
+    0;
+#endif
+
+const char* machine_name(uint16_t machine) {
+  switch (machine) {
+    case 62:
+      return "x86_64";
+    case 183:
+      return "aarch64";
+    case 3:
+      return "i386";
+    case 40:
+      return "arm";
+    case 243:
+      return "riscv";
+    case 21:
+      return "ppc64";
+    case 22:
+      return "s390";
+    default:
+      return nullptr;
+  }
+}
+
+// Whether the file open at `fd` is an ELF executable for this process's
+// machine; else ENOEXEC with *reason saying what it is. A helper built for
+// another architecture would otherwise fail at every exec with a bare 127
+// (or run under a binfmt emulator without the kernel calls it makes).
+int check_machine(int fd, std::string* reason) {
+  unsigned char header[20] = {};
+  ssize_t n = pread(fd, header, sizeof header, 0);
+  if (n < 0) return -errno;
+  if (n < static_cast<ssize_t>(sizeof header) || header[0] != 0x7f || header[1] != 'E' ||
+      header[2] != 'L' || header[3] != 'F') {
+    *reason = "not an ELF executable";
+    return -ENOEXEC;
+  }
+  // e_machine at offset 18, in the file's byte order (EI_DATA: 1 little, 2 big).
+  const uint16_t machine = header[5] == 2 ? static_cast<uint16_t>(header[18] << 8 | header[19])
+                                          : static_cast<uint16_t>(header[19] << 8 | header[18]);
+  if (kOwnMachine == 0 || machine == kOwnMachine) return 0;
+  const char* built = machine_name(machine);
+  *reason = std::string("built for ") +
+            (built != nullptr ? built : "ELF machine " + std::to_string(machine)) +
+            ", this process runs " + machine_name(kOwnMachine);
+  return -ENOEXEC;
+}
+
+// Why the build left the helper out (binding.gyp writes PATH.absent when the
+// toolchain cannot link it), or "" when it says nothing.
+std::string absence_reason(const std::string& path) {
+  int fd = open((path + ".absent").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  char text[512];
+  ssize_t n = read(fd, text, sizeof text - 1);
+  close(fd);
+  if (n <= 0) return "";
+  std::string out(text, static_cast<size_t>(n));
+  const size_t end = out.find('\n');
+  return end == std::string::npos ? out : out.substr(0, end);
 }
 
 // A sealed, executable in-memory copy of the file open at `fd`. Returns the
@@ -330,34 +413,54 @@ int copy_to_memory(int fd, StepFailure* failure) {
   return copy;
 }
 
+// Makes `fd` the helper's descriptor: the number the process already holds
+// for it when there is one (a spawn on another thread may be about to exec
+// it: it then execs the new helper), so the process never holds two.
+void keep_descriptor(HelperState* state, int fd) {
+  if (state->fd >= 0 && dup3(fd, state->fd, O_CLOEXEC) >= 0) {
+    close(fd);
+  } else {
+    state->fd = fd;
+  }
+  state->usable = true;
+}
+
 // Opens the helper at its first use (the state's lock held): its own file
 // where it can be exec'd, else an in-memory copy, else the reason it cannot
 // run (kept: every later spawn reports it).
 void open_helper(HelperState* state) {
   if (state->run != nullptr) return;
   state->run = "unavailable";
+  state->usable = false;
+  state->reason.clear();
   StepFailure failure;
   // O_RDONLY rather than O_PATH: the in-memory copy reads it.
   int fd = open(state->path.c_str(), O_RDONLY | O_CLOEXEC);
+  int machine = 0;
   if (fd < 0) {
     failure = {-errno, "open", "helper"};
+    if (failure.err == -ENOENT) state->reason = absence_reason(state->path);
+  } else if ((machine = check_machine(fd, &state->reason)) != 0) {
+    failure = {machine, machine == -ENOEXEC ? nullptr : "pread", "helper"};
+    close(fd);
   } else if (syscall(kFaccessat2, fd, "", X_OK, kAtEmptyPath) == 0) {
-    state->fd = fd;
+    keep_descriptor(state, fd);
     state->run = "file";
   } else {
     // Not executable where it lies (its mode, a noexec mount): a copy in memory.
     int copy = copy_to_memory(fd, &failure);
     close(fd);
     if (copy >= 0) {
-      state->fd = copy;
+      keep_descriptor(state, copy);
       state->run = "memory";
     }
   }
   state->failure = failure;
 }
 
-// The helper's descriptor, or -errno with *failure saying why it cannot run.
-int helper_fd(StepFailure* failure) {
+// The helper's descriptor and a copy of its path, or -errno with *failure
+// saying why it cannot run.
+int helper_fd(StepFailure* failure, std::string* path) {
   HelperState& state = helper_state();
   std::lock_guard<std::mutex> guard(state.lock);
   if (state.path.empty()) {
@@ -365,10 +468,11 @@ int helper_fd(StepFailure* failure) {
     return failure->err;
   }
   open_helper(&state);
-  if (state.fd < 0) {
+  if (!state.usable) {
     *failure = state.failure;
     return failure->err;
   }
+  *path = state.path;
   return state.fd;
 }
 
@@ -402,20 +506,24 @@ bool needs_helper(const ExecControls& controls) {
 int set_helper_path(const char* path, StepFailure* failure) {
   HelperState& state = helper_state();
   std::lock_guard<std::mutex> guard(state.lock);
+  *failure = {};
+  // Each worker's loader sets it again: the same path keeps what is open.
+  if (state.path == path) return 0;
   state.path = path;
-  state.fd = -1;
+  state.usable = false;
   state.run = nullptr;
   state.failure = {};
-  *failure = {};
+  state.reason.clear();
   return 0;
 }
 
-const char* helper_run(const char** path, StepFailure* failure) {
+const char* helper_run(const char** path, StepFailure* failure, const char** reason) {
   HelperState& state = helper_state();
   std::lock_guard<std::mutex> guard(state.lock);
   if (!state.path.empty()) open_helper(&state);
   *path = state.path.c_str();
   *failure = state.failure;
+  if (reason != nullptr) *reason = state.reason.c_str();
   return state.run;
 }
 
@@ -489,11 +597,13 @@ int start(const SpawnRequest& request, const ExecControls& controls, const PlanM
   // a failed step, written before the helper exits).
   int plan_fd = -1;
   int status_pipe[2] = {-1, -1};
+  std::string helper_path;
   if (mode != nullptr || needs_helper(controls)) {
     StepFailure why;
-    int exe = helper_fd(&why);
+    int exe = helper_fd(&why, &helper_path);
     if (exe < 0) {
-      name_step(failure, why.syscall != nullptr ? why.syscall : "open", "helper");
+      // No call failed for a helper of another machine (ENOEXEC): none named.
+      name_step(failure, why.syscall != nullptr ? why.syscall : "", "helper");
       return why.err;
     }
     std::vector<char> plan;
@@ -514,7 +624,7 @@ int start(const SpawnRequest& request, const ExecControls& controls, const PlanM
       name_step(failure, "pipe2", "spawn");
       return -error;
     }
-    args.helper = {exe, plan_fd, status_pipe[1]};
+    args.helper = {exe, plan_fd, status_pipe[1], helper_path.c_str()};
   }
   int clone_errno = 0;
   int pidfd = -1;
@@ -571,6 +681,8 @@ int spawn_child_path(const SpawnRequest& request, const ExecControls& controls, 
 }
 
 int run_helper_probe(int mode, StepFailure* failure, PidNamespace pid_namespace) {
+  // The failed call's name outlives this frame (StepFailure keeps a pointer).
+  thread_local char failed_call[sizeof(ChildPathFailure::syscall)];
   const char* empty[] = {nullptr};
   const int stdio[3] = {-1, -1, -1};
   SpawnRequest request;
@@ -587,13 +699,27 @@ int run_helper_probe(int mode, StepFailure* failure, PidNamespace pid_namespace)
   ChildPathFailure named;
   int err = start(request, controls, &plan_mode, &child, &status_fd, &named);
   if (err < 0) {
-    *failure = {err, "clone", "helper"};
+    // The helper's own failure (missing, another machine's build) is the
+    // helper's, not the probed kernel feature's: keep the call and the step.
+    const bool helper = std::strcmp(named.step, "helper") == 0;
+    std::snprintf(failed_call, sizeof failed_call, "%s", named.syscall);
+    *failure = {err, helper && failed_call[0] != '\0' ? failed_call : "clone", "helper"};
     return err;
   }
   int status = 0;
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
-  if (status_fd >= 0) close(status_fd);
+  if (status_fd >= 0) {
+    // A helper that could not be exec'ed where vfork is a fork (qemu-user)
+    // says so here only.
+    err = read_start_status(status_fd, &named);
+    close(status_fd);
+    if (err < 0 && std::strcmp(named.step, "helper") == 0) {
+      std::snprintf(failed_call, sizeof failed_call, "%s", named.syscall);
+      *failure = {err, failed_call, "helper"};
+      return err;
+    }
+  }
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
