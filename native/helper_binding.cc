@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "core/child_path.h"
+#include "core/helper_file.h"
 #include "system_error.h"
 
 namespace exactspawn {

@@ -1,5 +1,5 @@
 /**
- * The exec helper as the loader sets it up (src/native.ts, native/core/child_path.cc):
+ * The exec helper as the loader sets it up (src/native.ts, native/core/helper_file.cc):
  * one descriptor for the process however many workers load the library
  * (issue 35, finding 8: each worker's setHelperPath forgot the descriptor an
  * earlier worker had opened, 20 workers held 20), and a helper that cannot run
