@@ -1,4 +1,7 @@
 {
+  "variables": {
+    "static_libc": "<!(node scripts/static-libc.mjs)"
+  },
   "targets": [
     {
       "target_name": "exactspawn",
@@ -40,6 +43,7 @@
         "native/core/reap.cc",
         "native/core/signal_names.cc",
         "native/core/child_path.cc",
+        "native/core/helper_file.cc",
         "native/core/child_steps.cc",
         "native/core/helper_plan.cc",
         "native/core/resource_limits.cc",
@@ -90,7 +94,24 @@
       ],
       "cflags_cc": ["-std=c++17", "-Wall", "-Wextra", "-Werror=return-type", "-fno-exceptions", "-fno-rtti"],
       "cflags": ["-Wall", "-Wextra", "-ffunction-sections", "-fdata-sections"],
-      "ldflags": ["-static", "-Wl,--gc-sections"]
+      "ldflags": ["-static", "-Wl,--gc-sections"],
+      "conditions": [
+        [
+          "static_libc==0",
+          {
+            "type": "none",
+            "sources=": [],
+            "actions": [
+              {
+                "action_name": "note_helper_absent",
+                "inputs": ["scripts/static-libc.mjs"],
+                "outputs": ["<(PRODUCT_DIR)/exactspawn-helper.absent"],
+                "action": ["node", "scripts/static-libc.mjs", "--note", "<(PRODUCT_DIR)/exactspawn-helper.absent"]
+              }
+            ]
+          }
+        ]
+      ]
     }
   ]
 }

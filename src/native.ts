@@ -369,6 +369,12 @@ export interface HelperStatus {
   readonly path: string;
   readonly run: "file" | "memory" | "unavailable" | "unset";
   readonly error?: Error;
+  /**
+   * Why it cannot run where `error`'s code alone does not say: built for
+   * another architecture ("built for aarch64, this process runs x86_64"), or
+   * the build's note of why it left the helper out (no static C library).
+   */
+  readonly reason?: string;
 }
 
 /** The exec helper's file name, beside the addon's `.node` (build/Release, prebuilds/<platform>). */
@@ -512,4 +518,29 @@ export function nativeStatus(): NativeStatus {
 export function disableNative(): void {
   forcedOff = true;
   cached = undefined;
+}
+
+/**
+ * Why the exec helper cannot run, in one line (its error's message and, where
+ * the code alone does not say it, the reason), or undefined when it can.
+ */
+export function helperUnavailable(binding: NativeBinding | null): string | undefined {
+  const status = binding?.helperStatus?.();
+  if (status?.run !== "unavailable") return undefined;
+  const what = status.error?.message ?? `unavailable: ${status.path}`;
+  return status.reason === undefined ? what : `${what} (${status.reason})`;
+}
+
+/**
+ * A step error of the exec helper ("helper": missing, another architecture's
+ * build, left out of the build) with the reason added where its code does not
+ * say it; any other value as it is.
+ */
+export function explainHelperFailure<T>(error: T, binding: NativeBinding | null): T {
+  if (!(error instanceof Error) || (error as { step?: unknown }).step !== "helper") return error;
+  const reason = binding?.helperStatus?.().reason;
+  if (reason !== undefined && !error.message.includes(reason)) {
+    error.message = `${error.message} (${reason})`;
+  }
+  return error;
 }

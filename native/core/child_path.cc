@@ -5,8 +5,6 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <sys/sendfile.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,13 +13,15 @@
 #include <cerrno>
 #include <climits>
 #include <cstdint>
-#include <mutex>
+#include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "cgroup.h"
 #include "child_steps.h"
 #include "clone3.h"
+#include "helper_file.h"
 #include "helper_plan.h"
 #include "memfd.h"
 #include "mount_view.h"
@@ -39,16 +39,13 @@ namespace {
 // hits the guard page below and kills the child (reported as its exit).
 constexpr size_t kStackSize = 64 * 1024;
 
-constexpr unsigned kMfdExec = 0x10;   // MFD_EXEC (Linux 6.3)
-constexpr int kAtEmptyPath = 0x1000;  // AT_EMPTY_PATH
-constexpr long kFaccessat2 = 439;     // the same number on every architecture
-
 // What the vfork child needs to exec the helper (all -1 when it runs the
 // target steps itself). Its descriptors are close-on-exec in the host.
 struct HelperLaunch {
-  int exe_fd = -1;     // the helper (O_PATH file or sealed memfd)
-  int plan_fd = -1;    // the plan (helper_plan.h), a sealed memfd
-  int status_fd = -1;  // the start-status pipe's write end
+  int exe_fd = -1;             // the helper (O_PATH file or sealed memfd)
+  int plan_fd = -1;            // the plan (helper_plan.h), a sealed memfd
+  int status_fd = -1;          // the start-status pipe's write end
+  const char* path = nullptr;  // the helper's path, for a failed exec's report
 };
 
 // The parent's data the child reads. The child also writes `failure`, only
@@ -90,8 +87,11 @@ EXACTSPAWN_CHILD_CODE void decimal(int n, char* buf) {
 
 // Execs the helper: argv "exactspawn-helper PLAN_FD STATUS_FD", an empty
 // environment (the target's comes in the plan, so the helper's libc never
-// reads it). Returns only on failure.
-EXACTSPAWN_CHILD_CODE int exec_helper(const int* keep, StepFailure* failure) {
+// reads it). Returns only on failure, which it also writes to the status
+// pipe: where vfork is emulated by a fork (qemu-user), the parent never sees
+// `failure` (another copy of memory) and reads the pipe at the reap instead,
+// so a helper that cannot be exec'd is still named, not a bare exit 127.
+EXACTSPAWN_CHILD_CODE int exec_helper(const int* keep, const char* path, StepFailure* failure) {
   // The plan and the status pipe cross this exec (the helper marks the pipe
   // close-on-exec again); the helper's own descriptor does not.
   for (int i = 1; i < 3; ++i) {
@@ -110,7 +110,8 @@ EXACTSPAWN_CHILD_CODE int exec_helper(const int* keep, StepFailure* failure) {
   char* envp[] = {nullptr};
   syscall(SYS_execveat, keep[0], "", argv, envp, kAtEmptyPath);
   const int error = errno != 0 ? errno : EIO;
-  *failure = {-error, "execveat", "helper"};
+  *failure = {-error, "execveat", "helper", path};
+  report_start_status(keep[2], *failure);
   return failure->err;
 }
 
@@ -139,7 +140,7 @@ EXACTSPAWN_CHILD_CODE int child_main(void* raw) {
     err =
         run_stdio(args->stdio_steps, args->stdio_step_count, args->stdio_ceiling, keep, 3, failure);
   }
-  if (err == 0 && keep[0] >= 0) err = exec_helper(keep, failure);
+  if (err == 0 && keep[0] >= 0) err = exec_helper(keep, args->helper.path, failure);
   // No helper: no sandbox and no credential change (needs_helper()).
   if (err == 0) err = run_target_steps(r, *args->controls, args->parent, failure);
   if (err == 0) err = exec_target(r, failure);
@@ -276,102 +277,6 @@ void reap_failed(pid_t child) {
   errno = saved_errno;
 }
 
-// The exec helper, opened once per set_helper_path().
-struct HelperState {
-  std::mutex lock;
-  std::string path;
-  int fd = -1;
-  const char* run = nullptr;  // "file", "memory", "unavailable"
-  StepFailure failure;
-};
-
-HelperState& helper_state() {
-  static HelperState* state = new HelperState();  // never destroyed: spawns may outlive statics
-  return *state;
-}
-
-// A sealed, executable in-memory copy of the file open at `fd`. Returns the
-// memfd or -errno with *failure naming the call.
-int copy_to_memory(int fd, StepFailure* failure) {
-  struct stat st {};
-  if (fstat(fd, &st) != 0) {
-    *failure = {-errno, "fstat", "helper"};
-    return failure->err;
-  }
-  int copy = static_cast<int>(
-      syscall(SYS_memfd_create, "exactspawn-helper", MFD_CLOEXEC | MFD_ALLOW_SEALING | kMfdExec));
-  if (copy < 0 && errno == EINVAL) {  // a kernel before 6.3: no MFD_EXEC, memfds are executable
-    copy = static_cast<int>(
-        syscall(SYS_memfd_create, "exactspawn-helper", MFD_CLOEXEC | MFD_ALLOW_SEALING));
-  }
-  if (copy < 0) {
-    *failure = {-errno, "memfd_create", "helper"};
-    return failure->err;
-  }
-  off_t offset = 0;
-  while (offset < st.st_size) {
-    ssize_t n = sendfile(copy, fd, &offset, static_cast<size_t>(st.st_size - offset));
-    if (n <= 0) {
-      *failure = {n < 0 ? -errno : -EIO, "sendfile", "helper"};
-      close(copy);
-      return failure->err;
-    }
-  }
-  if (fcntl(copy, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) != 0) {
-    *failure = {-errno, "fcntl", "helper"};
-    close(copy);
-    return failure->err;
-  }
-  if (syscall(kFaccessat2, copy, "", X_OK, kAtEmptyPath) != 0) {
-    *failure = {-errno, "faccessat2", "helper"};
-    close(copy);
-    return failure->err;
-  }
-  return copy;
-}
-
-// Opens the helper at its first use (the state's lock held): its own file
-// where it can be exec'd, else an in-memory copy, else the reason it cannot
-// run (kept: every later spawn reports it).
-void open_helper(HelperState* state) {
-  if (state->run != nullptr) return;
-  state->run = "unavailable";
-  StepFailure failure;
-  // O_RDONLY rather than O_PATH: the in-memory copy reads it.
-  int fd = open(state->path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    failure = {-errno, "open", "helper"};
-  } else if (syscall(kFaccessat2, fd, "", X_OK, kAtEmptyPath) == 0) {
-    state->fd = fd;
-    state->run = "file";
-  } else {
-    // Not executable where it lies (its mode, a noexec mount): a copy in memory.
-    int copy = copy_to_memory(fd, &failure);
-    close(fd);
-    if (copy >= 0) {
-      state->fd = copy;
-      state->run = "memory";
-    }
-  }
-  state->failure = failure;
-}
-
-// The helper's descriptor, or -errno with *failure saying why it cannot run.
-int helper_fd(StepFailure* failure) {
-  HelperState& state = helper_state();
-  std::lock_guard<std::mutex> guard(state.lock);
-  if (state.path.empty()) {
-    *failure = {-ENOENT, "open", "helper"};
-    return failure->err;
-  }
-  open_helper(&state);
-  if (state.fd < 0) {
-    *failure = state.failure;
-    return failure->err;
-  }
-  return state.fd;
-}
-
 }  // namespace
 
 int child_clone_flags(const SpawnRequest& request, const ExecControls& controls) {
@@ -397,26 +302,6 @@ int child_clone_flags(const SpawnRequest& request, const ExecControls& controls)
 bool needs_helper(const ExecControls& controls) {
   return controls.set_uid || controls.set_gid || controls.set_groups ||
          controls.sandbox != nullptr || controls.pid_namespace != PidNamespace::kNone;
-}
-
-int set_helper_path(const char* path, StepFailure* failure) {
-  HelperState& state = helper_state();
-  std::lock_guard<std::mutex> guard(state.lock);
-  state.path = path;
-  state.fd = -1;
-  state.run = nullptr;
-  state.failure = {};
-  *failure = {};
-  return 0;
-}
-
-const char* helper_run(const char** path, StepFailure* failure) {
-  HelperState& state = helper_state();
-  std::lock_guard<std::mutex> guard(state.lock);
-  if (!state.path.empty()) open_helper(&state);
-  *path = state.path.c_str();
-  *failure = state.failure;
-  return state.run;
 }
 
 int read_start_status(int fd, ChildPathFailure* failure, ChildExit* exit) {
@@ -489,11 +374,13 @@ int start(const SpawnRequest& request, const ExecControls& controls, const PlanM
   // a failed step, written before the helper exits).
   int plan_fd = -1;
   int status_pipe[2] = {-1, -1};
+  std::string helper_path;
   if (mode != nullptr || needs_helper(controls)) {
     StepFailure why;
-    int exe = helper_fd(&why);
+    int exe = helper_fd(&why, &helper_path);
     if (exe < 0) {
-      name_step(failure, why.syscall != nullptr ? why.syscall : "open", "helper");
+      // No call failed for a helper of another machine (ENOEXEC): none named.
+      name_step(failure, why.syscall != nullptr ? why.syscall : "", "helper");
       return why.err;
     }
     std::vector<char> plan;
@@ -514,7 +401,7 @@ int start(const SpawnRequest& request, const ExecControls& controls, const PlanM
       name_step(failure, "pipe2", "spawn");
       return -error;
     }
-    args.helper = {exe, plan_fd, status_pipe[1]};
+    args.helper = {exe, plan_fd, status_pipe[1], helper_path.c_str()};
   }
   int clone_errno = 0;
   int pidfd = -1;
@@ -571,6 +458,8 @@ int spawn_child_path(const SpawnRequest& request, const ExecControls& controls, 
 }
 
 int run_helper_probe(int mode, StepFailure* failure, PidNamespace pid_namespace) {
+  // The failed call's name outlives this frame (StepFailure keeps a pointer).
+  thread_local char failed_call[sizeof(ChildPathFailure::syscall)];
   const char* empty[] = {nullptr};
   const int stdio[3] = {-1, -1, -1};
   SpawnRequest request;
@@ -587,13 +476,27 @@ int run_helper_probe(int mode, StepFailure* failure, PidNamespace pid_namespace)
   ChildPathFailure named;
   int err = start(request, controls, &plan_mode, &child, &status_fd, &named);
   if (err < 0) {
-    *failure = {err, "clone", "helper"};
+    // The helper's own failure (missing, another machine's build) is the
+    // helper's, not the probed kernel feature's: keep the call and the step.
+    const bool helper = std::strcmp(named.step, "helper") == 0;
+    std::snprintf(failed_call, sizeof failed_call, "%s", named.syscall);
+    *failure = {err, helper && failed_call[0] != '\0' ? failed_call : "clone", "helper"};
     return err;
   }
   int status = 0;
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
-  if (status_fd >= 0) close(status_fd);
+  if (status_fd >= 0) {
+    // A helper that could not be exec'ed where vfork is a fork (qemu-user)
+    // says so here only.
+    err = read_start_status(status_fd, &named);
+    close(status_fd);
+    if (err < 0 && std::strcmp(named.step, "helper") == 0) {
+      std::snprintf(failed_call, sizeof failed_call, "%s", named.syscall);
+      *failure = {err, failed_call, "helper"};
+      return err;
+    }
+  }
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 

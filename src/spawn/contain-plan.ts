@@ -19,7 +19,12 @@
  * often enough to pay for a probe per step).
  */
 import { accessSync, constants, readFileSync } from "node:fs";
-import { type NativeBinding, nativeBinding, type RawContain } from "../native.js";
+import {
+  helperUnavailable,
+  type NativeBinding,
+  nativeBinding,
+  type RawContain,
+} from "../native.js";
 import { type ContainedReport, ContainmentError, type NormalizedContain } from "./contain.js";
 
 /** What this host can do for a parent: a cgroup, or why not. */
@@ -148,6 +153,14 @@ export function pidNamespaceSupport(
       reason:
         "a PID namespace needs the native addon and its exec helper, which are not loaded (the child_process fallback cannot start a child in one)",
       missing: ["native engine"],
+    };
+  } else if (binding.helperStatus?.().run === "unavailable") {
+    // The probe runs the helper: its failure is the helper's, not the kernel's.
+    support = {
+      available: false,
+      userNamespace: false,
+      reason: `a PID namespace's init is the exec helper, which cannot run: ${helperUnavailable(binding) ?? "unavailable"}`,
+      missing: ["exec helper"],
     };
   } else {
     const probe = binding.probePidNamespace();

@@ -28,6 +28,7 @@ import type {
   RawSpawnOptions,
   RawTreeUsage,
 } from "../native.js";
+import { explainHelperFailure } from "../native.js";
 import {
   type DeadlinePlan,
   type EndingRecord,
@@ -382,38 +383,43 @@ export function nativeEngine(binding: SpawnCapable): Engine {
       let child: NativeChild | undefined;
       const argv = packStrings(request.argv, "spawn: argv", request.argvBytes);
       const envp = packedEnvp(request.entries);
-      const handle = binding.spawn(
-        request.file,
-        argv.bytes,
-        argv.count,
-        envp.bytes,
-        envp.count,
-        request.cwd,
-        stdioFds(request),
-        spawnFlags(request, posixSpawn),
-        (exitCode, signal, userCpuMicros, systemCpuMicros, maxRssKiB, output, tree) => {
-          try {
-            child?.exited();
-            onExit(
-              exitCode instanceof Error
-                ? exitCode
-                : exitOf(
-                    exitCode,
-                    signal!,
-                    userCpuMicros!,
-                    systemCpuMicros!,
-                    maxRssKiB!,
-                    output,
-                    tree,
-                  ),
-            );
-          } catch (error) {
-            rethrowLater(error);
-          }
-        },
-        plan === undefined ? undefined : nativeDeadlineNumbers(plan),
-        spawnMore(request, captured, onOverflow),
-      );
+      let handle: RawChildHandle;
+      try {
+        handle = binding.spawn(
+          request.file,
+          argv.bytes,
+          argv.count,
+          envp.bytes,
+          envp.count,
+          request.cwd,
+          stdioFds(request),
+          spawnFlags(request, posixSpawn),
+          (exitCode, signal, userCpuMicros, systemCpuMicros, maxRssKiB, output, tree) => {
+            try {
+              child?.exited();
+              onExit(
+                exitCode instanceof Error
+                  ? explainHelperFailure(exitCode, binding)
+                  : exitOf(
+                      exitCode,
+                      signal!,
+                      userCpuMicros!,
+                      systemCpuMicros!,
+                      maxRssKiB!,
+                      output,
+                      tree,
+                    ),
+              );
+            } catch (error) {
+              rethrowLater(error);
+            }
+          },
+          plan === undefined ? undefined : nativeDeadlineNumbers(plan),
+          spawnMore(request, captured, onOverflow),
+        );
+      } catch (error) {
+        throw explainHelperFailure(error, binding);
+      }
       child = new NativeChild(handle, request.stdio.length, captured, plan, close);
       return child;
     },

@@ -10,7 +10,7 @@ import { Buffer } from "node:buffer";
 import { spawnSync as spawnChildSync } from "node:child_process";
 import { constants } from "node:os";
 import { systemError } from "../errors.js";
-import type { NativeBinding } from "../native.js";
+import { explainHelperFailure, type NativeBinding, type RawSyncResult } from "../native.js";
 import { type DeadlinePlan, type Ending, nativeDeadline } from "./deadline-plan.js";
 import { type EngineRequest, oomKilled, type ResourceUsage, resourceUsageOf } from "./engine.js";
 import { envObject, FallbackUnsupportedError, fallbackIds, utf8 } from "./fallback-engine.js";
@@ -60,19 +60,24 @@ export function nativeSyncEngine(binding: SyncCapable): SyncEngine {
   return (request, bounds) => {
     // A contained step's cgroup is registered with the watchdog (host death).
     if (request.contain !== undefined) startWatchdog();
-    const raw = binding.spawnSync({
-      file: request.file,
-      ...packedArgs(request),
-      cwd: request.cwd,
-      stdio: stdioFds(request),
-      input: bounds.input,
-      deadline: nativeDeadline(bounds.deadline),
-      setsid: request.setsid,
-      setpgroup: request.setpgroup,
-      controls: nativeControls(request, posixSpawn),
-      sandbox: request.sandbox,
-      contain: request.contain,
-    });
+    let raw: RawSyncResult;
+    try {
+      raw = binding.spawnSync({
+        file: request.file,
+        ...packedArgs(request),
+        cwd: request.cwd,
+        stdio: stdioFds(request),
+        input: bounds.input,
+        deadline: nativeDeadline(bounds.deadline),
+        setsid: request.setsid,
+        setpgroup: request.setpgroup,
+        controls: nativeControls(request, posixSpawn),
+        sandbox: request.sandbox,
+        contain: request.contain,
+      });
+    } catch (error) {
+      throw explainHelperFailure(error, binding);
+    }
     return {
       pid: raw.pid,
       exitCode: raw.exitCode,
