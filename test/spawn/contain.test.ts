@@ -16,6 +16,7 @@ import {
   spawn,
   spawnSync,
 } from "../../src/index.js";
+import { hostSubtree } from "../fixtures/cgroup-subtree.js";
 import { LeftBehind, openFds, seen, stillRunning } from "../fixtures/process-state.js";
 import { runWithEscapers } from "./escapers.js";
 
@@ -39,14 +40,9 @@ nohup sh -c 'echo $$; exec sleep 1000${out}' 2>/dev/null &
 };
 const ESCAPERS = escapers(false);
 
-/** The host's sub-tree of step cgroups (native/core/cgroup.h). */
-function subtree(): string {
-  return `${support.parent}/exactspawn-${process.pid}`;
-}
-
 function stepCgroups(): string[] {
-  const dir = subtree();
-  if (!existsSync(dir)) return [];
+  const dir = hostSubtree(support.parent as string, process.pid);
+  if (dir === undefined || !existsSync(dir)) return [];
   return readdirSync(dir, { withFileTypes: true })
     .filter((entry) => entry.isDirectory())
     .map((entry) => entry.name);
