@@ -100,6 +100,7 @@ export {
   ContainmentError,
   type ContainOption,
   type ContainSettings,
+  type LimitEvents,
   type PidNamespaceContainedReport,
 } from "./spawn/contain.js";
 export {

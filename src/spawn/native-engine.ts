@@ -39,7 +39,7 @@ import {
   type EngineChild,
   type EngineExit,
   type EngineRequest,
-  oomKilled,
+  limitEventsOf,
   resourceUsageOf,
   type StdioSlot,
   type TakenOver,
@@ -320,7 +320,7 @@ function exitOf(
     signal,
     resourceUsage: resourceUsageOf(raw),
     output,
-    ...(oomKilled(raw) ? { oomKilled: true } : {}),
+    limitEvents: limitEventsOf(raw),
   };
 }
 

@@ -140,7 +140,11 @@ describe.runIf(nativeStatus().loaded && isRoot && setpriv)(
       expect(r.code).toBe("ERR_EXACTSPAWN_CONTAINMENT_UNAVAILABLE");
       expect(r.missing).toEqual(["writable cgroup"]);
       expect(r.message).toMatch(/Delegate=yes/);
-      expect(r.bash).toEqual({ mechanism: "pid-namespace", userNamespace: true });
+      expect(r.bash).toEqual({
+        mechanism: "pid-namespace",
+        userNamespace: true,
+        limitEvents: null,
+      });
     });
   },
 );

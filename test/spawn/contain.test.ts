@@ -163,6 +163,7 @@ echo leader`;
       mechanism: "cgroup",
       cgroupParent: support.parent,
       limits: {},
+      limitEvents: expect.any(Object),
     });
   });
 
