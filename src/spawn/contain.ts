@@ -2,9 +2,9 @@
  * The `contain` option: every process a step starts — `setsid` daemons,
  * double forks and `nohup` jobs included — is killed when the step ends
  * (its leader exits, it times out, is aborted or killed, or the host dies),
- * and only then does the step settle (docs/containment.md). Validation and
- * the error only; what this host can do and what a step gets is decided in
- * contain-plan.ts.
+ * and only then does the step settle (docs/containment.md). Validation, the
+ * limits' files, the report and the error; what this host can do and what a
+ * step gets is decided in contain-plan.ts.
  */
 import { assertKnownOptions, knownKeys } from "../known-options.js";
 

@@ -167,6 +167,28 @@ echo leader`;
     });
   });
 
+  it("the result and spawnSync's carry limitEvents: a count where the parent delegates the controller, else null", async () => {
+    // Every delegated controller is enabled in the host's sub-tree from its
+    // first step, whatever the step asked (docs/containment.md).
+    const has = (controller: string) => support.controllers.includes(controller);
+    const shape = (controller: string) => (has(controller) ? expect.any(Number) : null);
+    const expected = {
+      pidsMax: shape("pids"),
+      memoryMax: shape("memory"),
+      oom: shape("memory"),
+      oomKill: shape("memory"),
+      cpuThrottledMicros: shape("cpu"),
+      cpuThrottledPeriods: shape("cpu"),
+    };
+    const run = await spawn("/bin/true", [], { contain: true });
+    const sync = spawnSync("/bin/true", [], { contain: true });
+    for (const result of [run, sync]) {
+      expect(result.contained).toMatchObject({ mechanism: "cgroup", limitEvents: expected });
+      // (With the controller, a number from Linux 5.19, which added memory.peak.)
+      if (!has("memory")) expect(result.resourceUsage?.memoryPeakBytes).toBeNull();
+    }
+  });
+
   it("500 concurrent contained steps leave no cgroup, fd or thread behind", async () => {
     const threads = () =>
       Number(/^Threads:\s+(\d+)/m.exec(readFileSync("/proc/self/status", "utf8"))![1]);
