@@ -57,15 +57,15 @@ export interface RawTreeUsage {
   /** memory.events oom_kill. */
   readonly oomKills: number | null;
   /** memory.events max. */
-  readonly memoryMaxEvents?: number | null;
+  readonly memoryMaxEvents: number | null;
   /** memory.events oom. */
-  readonly oomEvents?: number | null;
+  readonly oomEvents: number | null;
   /** pids.events max. */
-  readonly pidsMaxEvents?: number | null;
+  readonly pidsMaxEvents: number | null;
   /** cpu.stat throttled_usec. */
-  readonly cpuThrottledMicros?: number | null;
+  readonly cpuThrottledMicros: number | null;
   /** cpu.stat nr_throttled. */
-  readonly cpuThrottledPeriods?: number | null;
+  readonly cpuThrottledPeriods: number | null;
 }
 
 /**

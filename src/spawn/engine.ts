@@ -69,12 +69,12 @@ export function limitEventsOf(raw: { tree?: RawTreeUsage | undefined }): LimitEv
   const tree = raw.tree;
   if (tree === undefined) return undefined;
   return Object.freeze({
-    pidsMax: tree.pidsMaxEvents ?? null,
-    memoryMax: tree.memoryMaxEvents ?? null,
-    oom: tree.oomEvents ?? null,
+    pidsMax: tree.pidsMaxEvents,
+    memoryMax: tree.memoryMaxEvents,
+    oom: tree.oomEvents,
     oomKill: tree.oomKills,
-    cpuThrottledMicros: tree.cpuThrottledMicros ?? null,
-    cpuThrottledPeriods: tree.cpuThrottledPeriods ?? null,
+    cpuThrottledMicros: tree.cpuThrottledMicros,
+    cpuThrottledPeriods: tree.cpuThrottledPeriods,
   });
 }
 

@@ -20,6 +20,18 @@ const CGROUP: ContainedReport = Object.freeze({
   limits: { pidsMax: 20, memoryMax: 64 << 20 },
   limitEvents: null,
 });
+/** The addon's tree where no controller is enabled: every count null. */
+const BARE: RawTreeUsage = {
+  userCpuMicros: 1,
+  systemCpuMicros: 2,
+  memoryPeakBytes: null,
+  oomKills: null,
+  memoryMaxEvents: null,
+  oomEvents: null,
+  pidsMaxEvents: null,
+  cpuThrottledMicros: null,
+  cpuThrottledPeriods: null,
+};
 const PID_NAMESPACE: ContainedReport = Object.freeze({
   mechanism: "pid-namespace",
   userNamespace: false,
@@ -107,8 +119,7 @@ describe("limitEventsOf: the addon's tree usage as the report's names", () => {
       cpuThrottledMicros: 8,
       cpuThrottledPeriods: 9,
     });
-    const bare = { userCpuMicros: 1, systemCpuMicros: 2, memoryPeakBytes: null, oomKills: null };
-    expect(limitEventsOf({ tree: bare })).toEqual({
+    expect(limitEventsOf({ tree: BARE })).toEqual({
       pidsMax: null,
       memoryMax: null,
       oom: null,
@@ -163,9 +174,7 @@ describe("a contained step's limit events and failure", () => {
   });
 
   it("null where the controller is not enabled; null for a PID namespace; none uncontained", async () => {
-    const bare = limitEventsOf({
-      tree: { userCpuMicros: 1, systemCpuMicros: 1, memoryPeakBytes: null, oomKills: null },
-    });
+    const bare = limitEventsOf({ tree: BARE });
     const inCgroup = await run({ exitCode: 0, limitEvents: bare }, CGROUP, true);
     expect(inCgroup.contained?.limitEvents).toEqual({
       pidsMax: null,
