@@ -115,9 +115,11 @@ uint64_t life_token() {
 
 // The controllers a step's cgroup may use (limits, the peak, the limit
 // events): each enabled once in the sub-tree where the parent delegates it,
-// so every step reports the same whatever earlier steps asked. A controller
-// the kernel refuses to enable here (cpu beside a realtime thread) is left
-// off; a limit that needs it names the refusal (make_step_cgroup).
+// so every step reports the same whatever earlier steps asked (enabled per
+// limit, the first plain steps had no memory.peak and later ones had). A
+// controller the kernel refuses to enable here is left off: the steps then
+// report null for it, and a limit that needs it names the refusal
+// (make_step_cgroup enables a limit's controller again, and fails there).
 constexpr const char* kControllers[] = {"memory", "pids", "cpu"};
 
 // Whether `name` is a word of a space-separated list (cgroup.controllers).
