@@ -41,6 +41,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("helperStatus", Napi::Function::New(env, HelperStatusOf, "helperStatus"));
   exports.Set("debugRefuseNotifies",
               Napi::Function::New(env, DebugRefuseNotifies, "debugRefuseNotifies"));
+  exports.Set("debugRefuseClone3Pidfd",
+              Napi::Function::New(env, DebugRefuseClone3Pidfd, "debugRefuseClone3Pidfd"));
   InitChildWatch(env, exports);
   return exports;
 }

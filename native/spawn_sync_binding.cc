@@ -20,6 +20,7 @@
 #include "deadline_args.h"
 #include "spawn_args.h"
 #include "system_error.h"
+#include "tree_usage.h"
 
 namespace exactspawn {
 
@@ -41,10 +42,9 @@ Napi::Value Known(Napi::Env env, int64_t number) {
 // result.tree: what a contained step's whole tree used (as the exit watch's).
 Napi::Object TreeOf(Napi::Env env, const CgroupUsage& usage) {
   Napi::Object tree = Napi::Object::New(env);
-  tree.Set("userCpuMicros", Known(env, usage.user_micros));
-  tree.Set("systemCpuMicros", Known(env, usage.system_micros));
-  tree.Set("memoryPeakBytes", Known(env, usage.memory_peak));
-  tree.Set("oomKills", Known(env, usage.oom_kills));
+  for (const TreeUsageField& field : kTreeUsageFields) {
+    tree.Set(field.key, Known(env, usage.*field.member));
+  }
   return tree;
 }
 

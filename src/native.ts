@@ -45,12 +45,27 @@ export interface RawChildExit {
   tree?: RawTreeUsage;
 }
 
-/** cpu.stat, memory.peak and memory.events of a contained step's cgroup, read before its removal. */
+/**
+ * cpu.stat, memory.peak, memory.events and pids.events of a contained step's
+ * cgroup, read before its removal (native/tree_usage.h): null where the
+ * kernel did not say (the controller not enabled).
+ */
 export interface RawTreeUsage {
   readonly userCpuMicros: number | null;
   readonly systemCpuMicros: number | null;
   readonly memoryPeakBytes: number | null;
+  /** memory.events oom_kill. */
   readonly oomKills: number | null;
+  /** memory.events max. */
+  readonly memoryMaxEvents: number | null;
+  /** memory.events oom. */
+  readonly oomEvents: number | null;
+  /** pids.events max. */
+  readonly pidsMaxEvents: number | null;
+  /** cpu.stat throttled_usec. */
+  readonly cpuThrottledMicros: number | null;
+  /** cpu.stat nr_throttled. */
+  readonly cpuThrottledPeriods: number | null;
 }
 
 /**
@@ -341,9 +356,17 @@ export interface NativeBinding {
    * holds it); invalidWatchMoves counts refused moves of a watch's lifetime (always 0 unless
    * the addon has a bug; refused, never fatal).
    */
-  debugCounters?(): { reapRetries: number; invalidWatchMoves: number; deadlinesPending?: number };
+  debugCounters?(): {
+    reapRetries: number;
+    invalidWatchMoves: number;
+    deadlinesPending?: number;
+    /** Children started by clone3 (a contained step created in its cgroup). */
+    clone3Children?: number;
+  };
   /** For tests: the exit watch's thread treats its next `count` hand-overs to JavaScript as refused. */
   debugRefuseNotifies?(count: number): void;
+  /** For tests: the next `count` clone3 calls that ask CLONE_PIDFD fail with EINVAL, as a kernel refusing the flag. */
+  debugRefuseClone3Pidfd?(count: number): void;
   /**
    * Asks for the host's event loop to wait for exits (true) or for the addon's
    * own thread (false); call before the first spawn. Returns what is used.

@@ -207,8 +207,10 @@ std::atomic<bool> pidfd_flag_refused{false};
 
 // Set when clone3 with CLONE_INTO_CGROUP is refused as such: ENOSYS (a
 // kernel before 5.3, an emulator, a container's seccomp profile), E2BIG (a
-// kernel before 5.7 that does not know the cgroup field), EINVAL. Contained
-// children then enter their cgroup themselves (enter_cgroup).
+// kernel before 5.7 that does not know the cgroup field), EINVAL for a call
+// without CLONE_PIDFD. Contained children then enter their cgroup themselves
+// (enter_cgroup). An EINVAL of a call with CLONE_PIDFD may refuse that flag
+// alone: the call is made again without it first (clone3_blocked).
 std::atomic<bool> clone3_refused{false};
 
 void name_step(ChildPathFailure* failure, const char* name, const char* step) {
@@ -247,7 +249,10 @@ pid_t clone_blocked(ChildArgs* args, void* stack_top, int flags, int* pidfd, int
 
 // clone_blocked() through clone3, the child created in the cgroup open as
 // `cgroup_fd`. Returns -1 with *clone_errno set where clone3 cannot do it
-// (clone3_refused is then set and the caller takes clone_blocked()).
+// (clone3_refused is then set and the caller takes clone_blocked()). An
+// EINVAL with CLONE_PIDFD asked is tried again without the flag: where that
+// starts the child, the flag was what was refused (pidfd_flag_refused, as
+// for clone(2)) and clone3 stays in use; where it fails too, clone3 is.
 pid_t clone3_blocked(ChildArgs* args, void* stack_top, int flags, int cgroup_fd, int* pidfd,
                      int* clone_errno) {
   Clone3Args clone = {};
@@ -259,7 +264,13 @@ pid_t clone3_blocked(ChildArgs* args, void* stack_top, int flags, int cgroup_fd,
   clone.stack_size = kStackSize;
   clone.cgroup = static_cast<unsigned>(cgroup_fd);
   args->in_cgroup = true;
-  const long child = all_signals_blocked([&] { return clone3_run(&clone, child_main, args); });
+  long child = all_signals_blocked([&] { return clone3_run(&clone, child_main, args); });
+  if (child == -EINVAL && (clone.flags & CLONE_PIDFD) != 0) {
+    clone.flags &= ~uint64_t{CLONE_PIDFD};
+    clone.pidfd = 0;
+    child = all_signals_blocked([&] { return clone3_run(&clone, child_main, args); });
+    if (child >= 0) pidfd_flag_refused.store(true, std::memory_order_relaxed);
+  }
   if (child >= 0) return static_cast<pid_t>(child);
   args->in_cgroup = false;
   *clone_errno = static_cast<int>(-child);

@@ -40,7 +40,7 @@ import {
   type EngineChild,
   type EngineExit,
   type EngineRequest,
-  oomKilled,
+  limitEventsOf,
   resourceUsageOf,
   type StdioSlot,
   type TakenOver,
@@ -321,7 +321,7 @@ function exitOf(
     signal,
     resourceUsage: resourceUsageOf(raw),
     output,
-    ...(oomKilled(raw) ? { oomKilled: true } : {}),
+    limitEvents: limitEventsOf(raw),
   };
 }
 

@@ -10,6 +10,7 @@
 import { Buffer } from "node:buffer";
 import { performance } from "node:perf_hooks";
 import { nativeBinding } from "../native.js";
+import { containedReport } from "./contain.js";
 import { planContainment } from "./contain-plan.js";
 import { deadlinePlan, runFailure } from "./deadline-plan.js";
 import type { EngineRequest } from "./engine.js";
@@ -156,6 +157,7 @@ function runSync(
       stderr,
       durationMs,
       resourceUsage: exit.resourceUsage,
+      contained: containedReport(containment.report, exit.limitEvents),
       timeoutMs: o.timeout,
       killedAt: exit.killedAt,
     });
@@ -169,7 +171,7 @@ function runSync(
     durationMs,
     resourceUsage: exit.resourceUsage,
     native: engine.native,
-    contained: containment.report,
+    contained: containedReport(containment.report, exit.limitEvents),
     failure,
     killedAt: exit.killedAt,
   };

@@ -11,8 +11,14 @@ import { spawnSync as spawnChildSync } from "node:child_process";
 import { constants } from "node:os";
 import { systemError } from "../errors.js";
 import { explainHelperFailure, type NativeBinding, type RawSyncResult } from "../native.js";
+import type { LimitEvents } from "./contain.js";
 import { type DeadlinePlan, type Ending, nativeDeadline } from "./deadline-plan.js";
-import { type EngineRequest, oomKilled, type ResourceUsage, resourceUsageOf } from "./engine.js";
+import {
+  type EngineRequest,
+  limitEventsOf,
+  type ResourceUsage,
+  resourceUsageOf,
+} from "./engine.js";
 import { envObject, FallbackUnsupportedError, fallbackIds, utf8 } from "./fallback-engine.js";
 import { epochOfMonotonic } from "./monotonic-time.js";
 import {
@@ -42,8 +48,8 @@ export interface SyncExit {
   readonly endings: readonly Ending[];
   /** When the first ending's signal went (epoch ms), or null (none, or not known: the fallback). */
   readonly killedAt: number | null;
-  /** A contained step whose tree met the OOM killer. */
-  readonly oomKilled?: boolean;
+  /** A step contained in a cgroup: what the kernel counted against its limits. */
+  readonly limitEvents?: LimitEvents | undefined;
 }
 
 export type SyncEngine = (request: EngineRequest, bounds: SyncBounds) => SyncExit;
@@ -87,7 +93,7 @@ export function nativeSyncEngine(binding: SyncCapable): SyncEngine {
       stderr: raw.output[2] ?? null,
       endings: raw.endings,
       killedAt: raw.killedAt == null ? null : epochOfMonotonic(raw.killedAt),
-      ...(oomKilled(raw) ? { oomKilled: true } : {}),
+      limitEvents: limitEventsOf(raw),
     };
   };
 }
