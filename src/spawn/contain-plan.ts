@@ -263,7 +263,12 @@ function inCgroup(contain: NormalizedContain, support: CgroupSupport): Containme
     if (value !== undefined && support.controllers.includes(controller)) asked[key] = value;
   }
   return {
-    raw: limits.length > 0 ? { parent, limits } : { parent },
+    // No prototype: the addon reads `namespace` first, and an inherited one
+    // must not turn this cgroup into a PID namespace (nor `limits` be inherited).
+    raw: Object.assign(
+      Object.create(null) as RawContain,
+      limits.length > 0 ? { parent, limits } : { parent },
+    ),
     report: Object.freeze({
       mechanism: "cgroup",
       cgroupParent: parent,
