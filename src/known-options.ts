@@ -75,9 +75,9 @@ function unknownOption(key: string, known: ReadonlySet<string>, where: string): 
  */
 export function ownProperties<T>(value: T): T {
   if (value === null || typeof value !== "object") return value;
-  const plan: Record<string, unknown> = Object.create(null);
-  for (const key of Object.keys(value)) plan[key] = (value as Record<string, unknown>)[key];
-  return plan as T;
+  const copy: Record<string, unknown> = Object.create(null);
+  for (const key of Object.keys(value)) copy[key] = (value as Record<string, unknown>)[key];
+  return copy as T;
 }
 
 /**
