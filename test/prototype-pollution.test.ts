@@ -11,15 +11,16 @@
  * it could write, read, execute and connect to, whether the view was
  * read-only, its pid namespace, its containment. The two must be the same.
  *
- * Red before the fix: 41 of 43 scenarios differed (an LD_PRELOAD in the
+ * Red before the fix: all 43 scenarios differed (an LD_PRELOAD in the
  * environ of a spawn without `env`, uid 65534, the sandbox applied to an
  * unsandboxed spawn, network and capabilities kept, the view off, writable
  * files executable, SECRET_TOKEN inherited through `inherit`, `allow`,
  * `grants` and `preset`, a bare TOKEN through `bareNames`, a bash step
  * uncontained through `contain: false` or `cleanup: false`, the runtime's
  * sandbox replaced, a PID namespace or cgroup limits through the addon's
- * `namespace`/`limits`, every spawnSync refused through `signal`). The two
- * alike before were the ones a cached default exporter hid.
+ * `namespace`/`limits`, step values renamed through `nestedSeparator`, bare
+ * context names through the exporter's `mode`, every spawnSync refused
+ * through `signal`).
  *
  * The getters: each option is read once, so an option that answers
  * differently at each read cannot pass the checks with one value and reach
