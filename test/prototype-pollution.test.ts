@@ -22,12 +22,17 @@
  * context names through the exporter's `mode`, every spawnSync refused
  * through `signal`).
  *
+ * The command line likewise: `exactspawn run` with an attacker's module
+ * loaded first (node --import) that sets `inherit`, `uid`, `extra` and
+ * `contain` (before: the parent's whole environment, SECRET_TOKEN included,
+ * an LD_PRELOAD, uid 65534).
+ *
  * The getters: each option is read once, so an option that answers
  * differently at each read cannot pass the checks with one value and reach
  * the child with another.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -86,6 +91,51 @@ describe("a polluted Object.prototype chooses no option", () => {
       if (bash !== undefined) expect(bash.contained).toBe("cgroup");
     },
     300_000,
+  );
+});
+
+describe("the command line", () => {
+  it.runIf(nativeStatus().loaded)(
+    "exactspawn run in a polluted process: the step gets what it gets without the pollution",
+    () => {
+      const dir = mkdtempSync(join(tmpdir(), "exactspawn-polluted-cli-"));
+      try {
+        // Loaded before the command: an attacker's module, as a dependency would be.
+        const pollute = join(dir, "pollute.mjs");
+        writeFileSync(
+          pollute,
+          [
+            'Object.prototype.inherit = "all";',
+            "Object.prototype.uid = 65534;",
+            'Object.prototype.extra = { LD_PRELOAD: "/nonexistent.so" };',
+            "Object.prototype.contain = false;",
+          ].join("\n"),
+        );
+        const step = (imports: string[]) =>
+          spawnSync(
+            process.execPath,
+            [
+              ...imports,
+              join(import.meta.dirname, "../dist/cli.js"),
+              "run",
+              "--",
+              'cat /proc/self/environ | tr "\\0" "\\n" | cut -d= -f1 | sort | tr "\\n" " "; id -u',
+            ],
+            { encoding: "utf8", env: { ...process.env, SECRET_TOKEN: "s" }, timeout: 120_000 },
+          );
+        const clean = step([]);
+        const polluted = step([`--import=${pollute}`]);
+        expect(clean.status, clean.stderr).toBe(0);
+        expect(clean.stdout).not.toContain("SECRET_TOKEN");
+        expect({ status: polluted.status, stdout: polluted.stdout }).toEqual({
+          status: clean.status,
+          stdout: clean.stdout,
+        });
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    240_000,
   );
 });
 
