@@ -137,7 +137,7 @@ export function childStackSoft(controls: ExecControls | undefined): number | und
 
 /**
  * Validates the exec controls of `options`, a front door's plan (own
- * properties only, no prototype: ownOptions in known-options.ts); undefined
+ * properties only, nothing inherited: ownOptions in known-options.ts); undefined
  * when none is set (the spawn then needs none of them). Throws
  * TypeError/RangeError naming the option.
  */

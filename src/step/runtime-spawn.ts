@@ -184,7 +184,7 @@ function startChild(
   } = options;
   // The child's own stack limit, when it sets one, sizes its exec (rlimits.stack):
   // the environment is bounded against it, not only against the host's.
-  // Read from `options` (own properties, no prototype), never from the rest
+  // Read from `options` (own properties, nothing inherited), never from the rest
   // object, which has one: a key the call lacks must not be inherited.
   const limits = limitsWithChildStack(
     given ?? probeLimits(),
