@@ -295,7 +295,12 @@ function inCgroup(contain: NormalizedContain, support: CgroupSupport): Containme
     }
   }
   return {
-    raw: limits.length > 0 ? { parent, limits } : { parent },
+    // No prototype: the addon reads `namespace` first, and an inherited one
+    // must not turn this cgroup into a PID namespace (nor `limits` be inherited).
+    raw: Object.assign(
+      Object.create(null) as RawContain,
+      limits.length > 0 ? { parent, limits } : { parent },
+    ),
     report: Object.freeze({
       mechanism: "cgroup",
       cgroupParent: parent,

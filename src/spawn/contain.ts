@@ -6,7 +6,7 @@
  * limits' files, the report and the error; what this host can do and what a
  * step gets is decided in contain-plan.ts.
  */
-import { assertKnownOptions, knownKeys } from "../known-options.js";
+import { knownKeys, ownOptions } from "../known-options.js";
 
 /** How a step is contained (docs/containment.md). */
 export type ContainMechanism = "cgroup" | "pid-namespace";
@@ -158,8 +158,7 @@ export function normalizeContain(api: string, value: unknown): NormalizedContain
       `${api}: options.contain must be true, false, "best-effort" or an object of settings`,
     );
   }
-  assertKnownOptions(value, SETTINGS_KEYS, `${api}: options.contain`);
-  const s = value as ContainSettings;
+  const s = ownOptions(value as ContainSettings, SETTINGS_KEYS, `${api}: options.contain`);
   const where = `${api}: options.contain`;
   if (
     s.cgroupParent !== undefined &&

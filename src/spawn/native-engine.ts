@@ -220,7 +220,12 @@ export function packedArgs(
   return { argv: argv.bytes, argvCount: argv.count, envp: envp.bytes, envpCount: envp.count };
 }
 
-const NO_CONTROLS: RawExecControls = Object.freeze({});
+/**
+ * The addon reads each control by name through the prototype chain: the
+ * objects it gets have none, so a control this spawn does not set is never
+ * one inherited from a polluted Object.prototype (`uid`, `rlimits`…).
+ */
+const NO_CONTROLS: RawExecControls = Object.freeze(Object.create(null) as RawExecControls);
 
 /**
  * EXACTSPAWN_CHILD_PATH=posix_spawn: spawns without exec controls of an
@@ -243,7 +248,7 @@ export function nativeControls(
 }
 
 function rawControls(controls: ExecControls): RawExecControls {
-  const raw: RawExecControls = {};
+  const raw: RawExecControls = Object.create(null);
   if (controls.uid !== undefined) raw.uid = controls.uid;
   if (controls.gid !== undefined) raw.gid = controls.gid;
   if (controls.groups !== undefined) raw.groups = controls.groups;

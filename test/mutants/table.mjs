@@ -856,6 +856,43 @@ export const MUTANTS = [
     native: false,
     tests: ["test/spawn/contain-plan.test.ts", "test/spawn/contain-pidns-host.test.ts"],
   },
+  // --- options: own properties only ---
+  {
+    name: "own-options-prototype",
+    control: "Options: own properties only",
+    file: "src/known-options.ts",
+    search: "const plan: Record<string, unknown> = Object.create(PLAN_PROTOTYPE);",
+    replace: "const plan: Record<string, unknown> = {};",
+    native: false,
+    tests: ["test/prototype-pollution.test.ts"],
+  },
+  {
+    name: "own-properties-prototype",
+    control: "Options: own properties only",
+    file: "src/known-options.ts",
+    search: "const copy: Record<string, unknown> = Object.create(PLAN_PROTOTYPE);",
+    replace: "const copy: Record<string, unknown> = {};",
+    native: false,
+    tests: ["test/prototype-pollution.test.ts"],
+  },
+  {
+    name: "own-properties-identity",
+    control: "Options: own properties only",
+    file: "src/known-options.ts",
+    search: "return copy as T;",
+    replace: "return value;",
+    native: false,
+    tests: ["test/prototype-pollution.test.ts"],
+  },
+  {
+    name: "addon-controls-prototype",
+    control: "Options: own properties only",
+    file: "src/spawn/native-engine.ts",
+    search: "const raw: RawExecControls = Object.create(null);",
+    replace: "const raw: RawExecControls = {};",
+    native: false,
+    tests: ["test/prototype-pollution.test.ts"],
+  },
 ];
 
 /**
