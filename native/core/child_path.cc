@@ -64,9 +64,6 @@ struct ChildArgs {
   pid_t parent;
   HelperLaunch helper;
   bool in_cgroup;  // the kernel placed the child in request->cgroup_fd at clone
-  // PidNamespace::kPidAndUser: the maps its child writes ("ID ID 1\n").
-  char uid_map[32];
-  char gid_map[32];
   StepFailure failure;
 };
 
@@ -130,10 +127,14 @@ EXACTSPAWN_CHILD_CODE int child_main(void* raw) {
     const char* call = "write";
     if ((err = enter_cgroup(r.cgroup_fd, &call)) != 0) *failure = {err, call, "contain"};
   }
-  // A contained step's own user namespace (with its PID namespace): mapped
-  // now, while the clone's capabilities there last.
+  // A contained step's own user namespace (with its PID namespace): the
+  // capability its init needs kept across the helper's exec, while the
+  // clone's capabilities there last. The ids are mapped by the helper
+  // (child_steps.h map_user_namespace), not here: this child shares the
+  // host's memory, and a host that made itself non-dumpable
+  // (core/dumpable.h) leaves it /proc/self files owned by root.
   if (err == 0 && args->controls->pid_namespace == PidNamespace::kPidAndUser) {
-    err = map_user_namespace(args->uid_map, args->gid_map, failure);
+    err = keep_admin_capability(failure);
   }
   if (err == 0) {
     err =
@@ -477,13 +478,7 @@ int start(const SpawnRequest& request, const ExecControls& controls, const PlanM
                     getpid(),
                     {},
                     false,
-                    {},
-                    {},
                     {}};
-  if (controls.pid_namespace == PidNamespace::kPidAndUser) {
-    id_map(geteuid(), args.uid_map);
-    id_map(getegid(), args.gid_map);
-  }
   // A helper child: its descriptor, its plan in a sealed memfd, and a
   // close-on-exec status pipe (nothing at the target's exec, a StartStatus on
   // a failed step, written before the helper exits).

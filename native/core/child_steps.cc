@@ -241,7 +241,10 @@ EXACTSPAWN_CHILD_CODE int map_user_namespace(const char* uid_map, const char* gi
   int err = write_proc_file("/proc/self/setgroups", "deny", failure);
   if (err == 0) err = write_proc_file("/proc/self/uid_map", uid_map, failure);
   if (err == 0) err = write_proc_file("/proc/self/gid_map", gid_map, failure);
-  if (err != 0) return err;
+  return err;
+}
+
+EXACTSPAWN_CHILD_CODE int keep_admin_capability(StepFailure* failure) {
   // The inheritable set as the permitted one (every capability, in the new
   // namespace), so CAP_SYS_ADMIN can be raised in the ambient set.
   CapHeader header = {kCapabilityVersion3, 0};

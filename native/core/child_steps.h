@@ -10,8 +10,8 @@
 //
 // Entry steps (always in the vfork child, so they are done when spawn()
 // returns): every signal disposition to SIG_DFL, setsid(2) or setpgid(2),
-// a contained step's own user namespace set up (the ids mapped, while the
-// clone's capabilities there last),
+// a contained step's own user namespace set up (CAP_SYS_ADMIN kept for the
+// helper, which maps the ids, while the clone's capabilities there last),
 // a contained step's cgroup entered (child_path.cc, cgroup.h: with the host's
 // credentials, before any exec, the helper's included), stdio (stdio_plan.h,
 // keeping the descriptors the next steps still need).
@@ -79,12 +79,17 @@ void report_leader_end(int fd, int wait_status);
 int reset_signals(StepFailure* failure);
 int enter_session(const SpawnRequest& request, StepFailure* failure);
 // For a child cloned into a user namespace of its own with its PID namespace
-// (PidNamespace::kPidAndUser): "deny" to /proc/self/setgroups, uid_map and
-// gid_map ("ID ID 1\n": the host's ids mapped to themselves), then
-// CAP_SYS_ADMIN kept across the helper's exec as an ambient capability (a
-// uid other than 0 loses every capability at exec; the init needs this one
-// for a mount view, and clears the ambient set in the leader). Each a raw
-// call on the child's own credentials: the host's memory is not touched.
+// (PidNamespace::kPidAndUser), two steps:
+// - in the vfork child, CAP_SYS_ADMIN kept across the helper's exec as an
+//   ambient capability (its uid is not mapped yet, so the exec would drop
+//   every capability; the init needs this one to map its ids and for a
+//   mount view, and clears the ambient set in the leader): keep_admin_capability;
+// - in the helper (its own memory, dumpable again after its exec, so its
+//   /proc/self files are its own even when the host made itself
+//   non-dumpable): "deny" to /proc/self/setgroups, uid_map and gid_map
+//   ("ID ID 1\n": the host's ids mapped to themselves): map_user_namespace.
+// Raw calls on the child's own credentials: the host's memory is not touched.
+int keep_admin_capability(StepFailure* failure);
 int map_user_namespace(const char* uid_map, const char* gid_map, StepFailure* failure);
 // Runs the stdio plan; the `keep_count` descriptors in keep[] are first moved
 // above every fd the plan touches (close-on-exec; keep[] is updated, -1

@@ -97,6 +97,12 @@ void end_namespace() {
   // host's namespace it would signal every process this user may.
   if (getpid() != 1) fail(status_fd, {-EINVAL, "getpid", "contain"});
   arm_host_death(status_fd);
+  // Not dumpable: a step's process of the init's own uid without
+  // CAP_SYS_PTRACE over it (every step of a host without privileges) can
+  // neither ptrace the init (stop it, so the namespace outlives its leader)
+  // nor read its memory. The leader shares this mm until its exec, which
+  // makes the target dumpable again; a root step is not stopped by this.
+  if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) fail(status_fd, {-errno, "prctl", "contain"});
   // The mount view's namespaces: already in a user namespace of the step's
   // own, so no nested one (its capabilities would not reach this PID
   // namespace's proc); a fresh /proc shows this namespace.

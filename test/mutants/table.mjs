@@ -775,6 +775,25 @@ export const MUTANTS = [
     native: false,
     tests: ["test/spawn/contain-plan.test.ts", "test/spawn/contain-pidns-host.test.ts"],
   },
+  // --- the host's /proc entries (procsec) ---
+  {
+    name: "host-non-dumpable",
+    control: "The host's /proc entries kept from its steps",
+    file: "src/host-dumpable.ts",
+    search: "binding.setDumpable(false)",
+    replace: "binding.setDumpable(true)",
+    native: false,
+    tests: ["test/host-proc-secrets.test.ts", "test/host-dumpable.test.ts"],
+  },
+  {
+    name: "host-non-dumpable-runtime",
+    control: "The host's /proc entries kept from its steps",
+    file: "src/runtime.ts",
+    search: "if (options.hostDumpable !== true) guardHostProc(",
+    replace: "if (options.hostDumpable === false) guardHostProc(",
+    native: false,
+    tests: ["test/host-proc-secrets.test.ts"],
+  },
 ];
 
 /**
