@@ -25,6 +25,7 @@
         "native/deadline_args.cc",
         "native/contain_binding.cc",
         "native/tree_watch.cc",
+        "native/leader_watch.cc",
         "native/dumpable_binding.cc",
         "native/core/probe.cc",
         "native/core/errno_names.cc",

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -15,6 +16,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstdint>
+#include <cstring>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -420,18 +422,26 @@ const char* helper_run(const char** path, StepFailure* failure) {
   return state.run;
 }
 
-int read_start_status(int fd, ChildPathFailure* failure, ChildExit* exit) {
+int read_start_status(int fd, ChildPathFailure* failure, ChildExit* exit, bool* leader_reported) {
   StartStatus status = {};
   long n;
-  do {
+  for (;;) {
     n = read(fd, &status, sizeof status);
-  } while (n < 0 && errno == EINTR);
+    if (n < 0 && errno == EINTR) continue;
+    // A leader's pidfd record nobody took (spawnSync): the next one is the report.
+    if (n == static_cast<long>(sizeof kLeaderRecord) &&
+        std::memcmp(&status, kLeaderRecord, sizeof kLeaderRecord) == 0) {
+      continue;
+    }
+    break;
+  }
   // Exec'ed (EOF, EAGAIN) or nothing to say.
   if (n <= static_cast<long>(offsetof(StartStatus, path))) return 0;
   // A PID namespace's init: the leader ran and ended (a failed start of the
   // leader would have come first).
   if (status.error == 0 && status.leader_ended == 1) {
     if (exit != nullptr) set_exit_status(status.wait_status, exit);
+    if (leader_reported != nullptr) *leader_reported = true;
     return 0;
   }
   status.syscall[sizeof status.syscall - 1] = '\0';
@@ -503,10 +513,18 @@ int start(const SpawnRequest& request, const ExecControls& controls, const PlanM
       name_step(failure, why.syscall, "helper");
       return plan_fd;
     }
-    if (pipe2(status_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+    // A PID namespace's init sends its leader's pidfd back (child_steps.h
+    // kLeaderRecord), which needs a socket; message boundaries keep each
+    // record whole as in a pipe.
+    const bool leader_channel = mode == nullptr && controls.pid_namespace != PidNamespace::kNone;
+    const int made =
+        leader_channel
+            ? socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, status_pipe)
+            : pipe2(status_pipe, O_CLOEXEC | O_NONBLOCK);
+    if (made != 0) {
       const int error = errno;
       close(plan_fd);
-      name_step(failure, "pipe2", "spawn");
+      name_step(failure, leader_channel ? "socketpair" : "pipe2", "spawn");
       return -error;
     }
     args.helper = {exe, plan_fd, status_pipe[1]};

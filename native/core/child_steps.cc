@@ -6,7 +6,9 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -198,6 +200,27 @@ void report_leader_end(int fd, int wait_status) {
   status.leader_ended = 1;
   status.wait_status = wait_status;
   syscall(SYS_write, fd, &status, offsetof(StartStatus, path) + 1);
+}
+
+EXACTSPAWN_CHILD_CODE void report_leader_pidfd(int fd) {
+  const long self = syscall(SYS_pidfd_open, syscall(SYS_getpid), 0);
+  struct iovec part = {const_cast<char*>(kLeaderRecord), sizeof kLeaderRecord};
+  alignas(struct cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  struct msghdr message = {};
+  message.msg_iov = &part;
+  message.msg_iovlen = 1;
+  if (self >= 0) {
+    message.msg_control = control;
+    message.msg_controllen = sizeof control;
+    struct cmsghdr* header = CMSG_FIRSTHDR(&message);
+    header->cmsg_level = SOL_SOCKET;
+    header->cmsg_type = SCM_RIGHTS;
+    header->cmsg_len = CMSG_LEN(sizeof(int));
+    const int pidfd = static_cast<int>(self);
+    __builtin_memcpy(CMSG_DATA(header), &pidfd, sizeof pidfd);
+  }
+  syscall(SYS_sendmsg, fd, &message, MSG_NOSIGNAL);
+  if (self >= 0) syscall(SYS_close, self);
 }
 
 EXACTSPAWN_CHILD_CODE int reset_signals(StepFailure* failure) {

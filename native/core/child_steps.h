@@ -54,10 +54,14 @@ namespace exactspawn {
 // it or nothing. Nothing arrives when the exec succeeds. The write ends after
 // the path's NUL (a longer path is cut at kStatusPathSize - 1 bytes).
 // The init of a contained step's PID namespace (native/helper/init.cc) keeps
-// the pipe until the end and writes one more record there once its leader
-// has ended and the namespace is empty: error 0, leader_ended 1 and the
-// leader's wait(2) status, so the host reports the leader's exit, not the
-// init's. A leader's failed start comes first (written before it exits).
+// the channel (there a SOCK_SEQPACKET socket, not a pipe) until the end and
+// writes two more records there: first, from its leader before any target
+// step, a LeaderRecord carrying the leader's pidfd (SCM_RIGHTS), so the host
+// watches the leader itself (its init may be stopped by a tracer); then,
+// once the leader has ended and before it is reaped, a StartStatus with
+// error 0, leader_ended 1 and the leader's wait(2) status, so the host
+// reports the leader's exit, not the init's. A leader's failed start comes
+// between the two (written before it exits).
 constexpr size_t kStatusPathSize = 4000;
 struct StartStatus {
   int32_t error;         // positive errno; 0 in a leader's end
@@ -74,6 +78,16 @@ void report_start_status(int fd, const StepFailure& failure);
 
 // Writes a leader's end (wait(2) status) as a StartStatus into fd (one write).
 void report_leader_end(int fd, int wait_status);
+
+// The leader's first record: these bytes, with its pidfd attached when
+// pidfd_open(2) gave one. Shorter than any StartStatus, so the host tells
+// them apart by size (pid_namespace.h receive_leader_pidfd).
+constexpr char kLeaderRecord[8] = {'l', 'e', 'a', 'd', 'e', 'r', '\0', '\0'};
+
+// Sends kLeaderRecord with the calling process's pidfd through the socket fd
+// (one sendmsg(2); nothing attached when pidfd_open fails). Raw calls only:
+// the leader runs it on its init's memory (vfork).
+void report_leader_pidfd(int fd);
 
 // Entry steps.
 int reset_signals(StepFailure* failure);

@@ -775,6 +775,24 @@ export const MUTANTS = [
     native: false,
     tests: ["test/spawn/contain-plan.test.ts", "test/spawn/contain-pidns-host.test.ts"],
   },
+  {
+    name: "pidns-leader-watched",
+    control: PIDNS,
+    file: "native/leader_watch.cc",
+    search: "if (r == 0 || r == -ESRCH) signal_pidfd(w->pidfd, SIGKILL);",
+    replace: "(void)r;",
+    native: true,
+    tests: ["test/spawn/contain-pidns-tamper.test.ts"],
+  },
+  {
+    name: "pidns-init-non-dumpable",
+    control: PIDNS,
+    file: "native/helper/init.cc",
+    search: "prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)",
+    replace: "prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)",
+    native: true,
+    tests: ["test/spawn/contain-pidns-tamper.test.ts"],
+  },
   // --- the host's /proc entries (procsec) ---
   {
     name: "host-non-dumpable",
