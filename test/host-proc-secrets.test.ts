@@ -5,13 +5,14 @@
  * GITHUB_TOKEN in its environment runs steps in every mode; each step reads
  * /proc/$PPID/environ, every ancestor's, and every /proc/<pid>/environ it can
  * open: none may show the token (the host is non-dumpable while it has a
- * runtime, so its /proc entries belong to root). With `hostDumpable: true`
+ * runtime, so its /proc entries belong to root); `exactspawn run` too. With `hostDumpable: true`
  * (the opt-out) the host's entries are readable again: the control.
  *
  * Seen red before the fix (every mode printed the host's pid) and with the
  * prctl removed (scripts/mutants row host-non-dumpable).
  */
 import { execFileSync, spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nativeStatus } from "../src/index.js";
 import { privateLibrary, removeDir, runHost, scratchDir } from "./faults/host.js";
@@ -56,6 +57,11 @@ afterAll(() => {
   execFileSync("userdel", [user]);
 });
 
+/** setpriv's arguments that run the rest as the test user, without capabilities. */
+function asUser(): string[] {
+  return [`--reuid=${user}`, `--regid=${user}`, "--clear-groups", "--inh-caps=-all", "--"];
+}
+
 interface Modes {
   bash: string;
   bashUncontained: string;
@@ -79,14 +85,7 @@ function hostRun(runtimeOptions: string): Modes {
     report({ bash, bashUncontained, spawnUncontained, pidNamespace });
     `,
     {
-      wrap: [
-        "setpriv",
-        `--reuid=${user}`,
-        `--regid=${user}`,
-        "--clear-groups",
-        "--inh-caps=-all",
-        "--",
-      ],
+      wrap: ["setpriv", ...asUser()],
       env: { [TOKEN_NAME]: SENTINEL },
       library,
     },
@@ -101,6 +100,18 @@ describe.runIf(ready)("a non-root host's secrets in /proc/<host>/environ", () =>
     for (const mode of ["bash", "bashUncontained", "spawnUncontained", "pidNamespace"] as const) {
       expect(r[mode], mode).toBe("done\n");
     }
+  });
+
+  it("exactspawn run's step does not read them either", () => {
+    const cli = fileURLToPath(new URL("cli.js", library.distUrl));
+    const run = spawnSync("setpriv", [...asUser(), process.execPath, cli, "run", "--", WALK], {
+      encoding: "utf8",
+      env: { ...process.env, [TOKEN_NAME]: SENTINEL },
+      cwd: dir,
+      timeout: 120_000,
+    });
+    expect(run.stdout).toBe("done\n");
+    expect(run.status).toBe(0);
   });
 
   it("hostDumpable: true (the opt-out) leaves them readable: the control", () => {
