@@ -792,6 +792,8 @@ export const MUTANTS = [
     replace: "prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)",
     native: true,
     tests: ["test/spawn/contain-pidns-tamper.test.ts"],
+    equivalent:
+      "the init always holds a capability its steps lack (CAP_SYS_ADMIN in its user namespace, or root's), so the kernel's permitted-subset rule (cap_ptrace_access_check) refuses their ptrace and /proc access already; non-dumpable is defence in depth should the init ever drop them (seen green: npm run test:mutants -- --only pidns-init-non-dumpable)",
   },
   // --- the host's /proc entries (procsec) ---
   {
