@@ -785,6 +785,15 @@ export const MUTANTS = [
     tests: ["test/spawn/contain-pidns-tamper.test.ts"],
   },
   {
+    name: "pidns-leader-watched-sync",
+    control: PIDNS,
+    file: "native/core/run_sync.cc",
+    search: "if (r == 0 || r == -ESRCH) signal_pidfd(pidfd_, SIGKILL);",
+    replace: "(void)r;",
+    native: true,
+    tests: ["test/spawn/contain-pidns-tamper.test.ts"],
+  },
+  {
     name: "pidns-init-non-dumpable",
     control: PIDNS,
     file: "native/helper/init.cc",

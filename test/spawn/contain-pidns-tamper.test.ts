@@ -15,11 +15,17 @@
  *
  * The root case was seen red before the fix (the step never settled: the
  * test's 60 s bound) and with the leader watch's kill removed
- * (test/mutants/table.mjs row pidns-leader-watched).
+ * (test/mutants/table.mjs rows pidns-leader-watched, pidns-leader-watched-sync;
+ * spawnSync's case ends by its 30 s timeout there instead of the leader's exit).
  */
 import { spawnSync } from "node:child_process";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { nativeStatus, pidNamespaceSupport, spawn } from "../../src/index.js";
+import {
+  nativeStatus,
+  pidNamespaceSupport,
+  spawn,
+  spawnSync as spawnSyncStep,
+} from "../../src/index.js";
 import { privateLibrary, removeDir, runHost, scratchDir } from "../faults/host.js";
 import { eventually, LeftBehind, seen, stillRunning } from "../fixtures/process-state.js";
 
@@ -68,6 +74,26 @@ describe.runIf(canContain)("a root step that ptraces its init", () => {
     expect(result.contained).toEqual({ mechanism: "pid-namespace", userNamespace: false });
     expect(await eventually(() => !stillRunning(seen(Number(pid))))).toBe(true);
   }, 60_000);
+
+  it("spawnSync too", () => {
+    const result = spawnSyncStep(
+      "/bin/bash",
+      ["-c", 'exec 3< <(python3 -c "$1"); read -r line <&3; echo "$line"; exit 7', "step", TRACER],
+      {
+        env: ENV,
+        stdio: ["ignore", "pipe", "ignore"],
+        reject: false,
+        timeout: 30_000,
+        contain: { mechanism: "pid-namespace" },
+      },
+    );
+    const [word, pid] = String(result.stdout).trim().split(" ");
+    expect(word).toBe("stopped");
+    left.add(Number(pid));
+    expect(result.exitCode).toBe(7);
+    expect(result.failure).toBe("exit");
+    expect(stillRunning(seen(Number(pid)))).toBe(false);
+  });
 });
 
 let dir = "";
