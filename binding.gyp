@@ -28,6 +28,8 @@
         "native/deadline_args.cc",
         "native/contain_binding.cc",
         "native/tree_watch.cc",
+        "native/leader_watch.cc",
+        "native/dumpable_binding.cc",
         "native/core/probe.cc",
         "native/core/errno_names.cc",
         "native/core/glibc_floor.cc",
@@ -56,7 +58,8 @@
         "native/core/deadline_keeper.cc",
         "native/core/cgroup.cc",
         "native/core/clone3.cc",
-        "native/core/pid_namespace.cc"
+        "native/core/pid_namespace.cc",
+        "native/core/dumpable.cc"
       ],
       "dependencies": [
         "<!(node -p \"require('node-addon-api').targets\"):node_addon_api_except"

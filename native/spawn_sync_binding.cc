@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/pid_namespace.h"
 #include "core/run_sync.h"
 #include "core/signal_names.h"
 #include "deadline_args.h"
@@ -83,6 +84,10 @@ Napi::Value SpawnSyncChecked(const Napi::CallbackInfo& info) {
   run.pidfd = child.pidfd.fd;
   child.pidfd.fd = -1;  // run_sync owns it now
   run.cgroup_path = child.cgroup.path.empty() ? nullptr : child.cgroup.path.c_str();
+  // A PID-namespace step: its leader, watched by the run too (run_sync.h).
+  if (child.start_status.fd >= 0 && args.controls.controls.pid_namespace != PidNamespace::kNone) {
+    run.leader_pidfd = receive_leader_pidfd(child.start_status.fd);
+  }
   std::vector<int>& ends = child.parent_ends.fds;
   run.stdin_fd = ends[0];
   run.output_fds[0] = ends[1];
@@ -104,6 +109,9 @@ Napi::Value SpawnSyncChecked(const Napi::CallbackInfo& info) {
   const bool contained = !child.cgroup.path.empty();
   if (contained) end_step_cgroup(&child.cgroup, -1, &usage);
   if (run_error < 0) throw SystemError(env, failure, &args.file);
+  // The leader's status from its zombie, where the run killed its init; the
+  // init's own report (read next) replaces it when there is one.
+  if (outcome.leader_exit_known) set_exit_status(outcome.leader_wait_status, &outcome.exit);
   // A credential-changing child was not waited for at its start: the run has
   // reaped it, so its report (if it failed before exec) is in the pipe now.
   ThrowIfStartFailed(env, args, &child, &outcome.exit);

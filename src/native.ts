@@ -380,6 +380,10 @@ export interface NativeBinding {
   setHelperPath?(path: string): void;
   /** How the exec helper runs (opening it now if not yet; see `setHelperPath`). */
   helperStatus?(): HelperStatus;
+  /** prctl(PR_SET_DUMPABLE, flag) for this process → 0 or -errno (src/host-dumpable.ts decides). */
+  setDumpable?(flag: boolean): number;
+  /** prctl(PR_GET_DUMPABLE): 0, 1, 2, or -errno. */
+  dumpable?(): number;
 }
 
 /**

@@ -48,8 +48,10 @@ import {
   maxUntrustedKeysOption,
 } from "./env/untrusted-keys.js";
 import { compareNames, displayName } from "./errors.js";
+import { guardHostProc } from "./host-dumpable.js";
 import { knownKeys, ownOptions, ownProperties } from "./known-options.js";
 import { type Logger, libraryChild } from "./log.js";
+import { nativeBinding } from "./native.js";
 import { type ContainOption, normalizeContain } from "./spawn/contain.js";
 import type { KnownKeys, NoOptions, OutputOf, ResultOf } from "./spawn/output-type.js";
 import { normalizeSandbox, type SandboxOptions } from "./spawn/sandbox.js";
@@ -169,6 +171,17 @@ export interface RuntimeOptions {
    * "throw" refuses to start the child with UntrustedSkipError naming them.
    */
   readonly untrustedSkips?: UntrustedSkips;
+  /**
+   * Leave the host process dumpable. By default createRuntime makes the host
+   * non-dumpable (prctl PR_SET_DUMPABLE 0, for the rest of its life), so that
+   * steps of its own uid cannot read its exec-time environment, with the
+   * tokens in it, at /proc/<host>/environ, nor its memory. The cost: no core
+   * dumps of the host, its own /proc/self/environ unreadable to itself
+   * (unless root), no same-uid debugger attaching (docs/security.md).
+   * A root host's steps are not kept out this way: give them `uid` or
+   * `sandbox`. Default false.
+   */
+  readonly hostDumpable?: boolean;
 }
 
 /** The keys createRuntime accepts; any other key is a TypeError. One per line. */
@@ -200,6 +213,7 @@ export const RUNTIME_OPTION_KEYS = knownKeys<RuntimeOptions>({
   contain: true,
   maxUntrustedKeys: true,
   untrustedSkips: true,
+  hostDumpable: true,
 });
 /** The keys runtime.buildEnv accepts. */
 export const BUILD_ENV_OPTION_KEYS = knownKeys<BuildEnvOptions>({
@@ -432,6 +446,9 @@ export function createRuntime(given: RuntimeOptions = {}): Runtime {
     throw new TypeError("createRuntime: options.cleanup must be a boolean");
   }
   const stepCleanup = options.cleanup ?? true;
+  if (options.hostDumpable !== undefined && typeof options.hostDumpable !== "boolean") {
+    throw new TypeError("createRuntime: options.hostDumpable must be a boolean");
+  }
   const maxUntrustedKeys = maxUntrustedKeysOption(options.maxUntrustedKeys, "createRuntime");
   const untrustedSkips = untrustedSkipsOption(options.untrustedSkips, "createRuntime");
   const list = (
@@ -645,6 +662,11 @@ export function createRuntime(given: RuntimeOptions = {}): Runtime {
     }
     return own;
   };
+
+  // Every option is valid: from here on the host keeps its /proc entries from
+  // its steps (src/host-dumpable.ts), unless this runtime opted out. Its one
+  // warning is the process's, like the fallback's: the library logger.
+  if (options.hostDumpable !== true) guardHostProc(nativeBinding());
 
   return Object.freeze({
     config,

@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -61,9 +62,6 @@ struct ChildArgs {
   pid_t parent;
   HelperLaunch helper;
   bool in_cgroup;  // the kernel placed the child in request->cgroup_fd at clone
-  // PidNamespace::kPidAndUser: the maps its child writes ("ID ID 1\n").
-  char uid_map[32];
-  char gid_map[32];
   StepFailure failure;
 };
 
@@ -131,10 +129,14 @@ EXACTSPAWN_CHILD_CODE int child_main(void* raw) {
     const char* call = "write";
     if ((err = enter_cgroup(r.cgroup_fd, &call)) != 0) *failure = {err, call, "contain"};
   }
-  // A contained step's own user namespace (with its PID namespace): mapped
-  // now, while the clone's capabilities there last.
+  // A contained step's own user namespace (with its PID namespace): the
+  // capability its init needs kept across the helper's exec, while the
+  // clone's capabilities there last. The ids are mapped by the helper
+  // (child_steps.h map_user_namespace), not here: this child shares the
+  // host's memory, and a host that made itself non-dumpable
+  // (core/dumpable.h) leaves it /proc/self files owned by root.
   if (err == 0 && args->controls->pid_namespace == PidNamespace::kPidAndUser) {
-    err = map_user_namespace(args->uid_map, args->gid_map, failure);
+    err = keep_admin_capability(failure);
   }
   if (err == 0) {
     err =
@@ -315,18 +317,26 @@ bool needs_helper(const ExecControls& controls) {
          controls.sandbox != nullptr || controls.pid_namespace != PidNamespace::kNone;
 }
 
-int read_start_status(int fd, ChildPathFailure* failure, ChildExit* exit) {
+int read_start_status(int fd, ChildPathFailure* failure, ChildExit* exit, bool* leader_reported) {
   StartStatus status = {};
   long n;
-  do {
+  for (;;) {
     n = read(fd, &status, sizeof status);
-  } while (n < 0 && errno == EINTR);
+    if (n < 0 && errno == EINTR) continue;
+    // A leader's pidfd record nobody took (spawnSync): the next one is the report.
+    if (n == static_cast<long>(sizeof kLeaderRecord) &&
+        std::memcmp(&status, kLeaderRecord, sizeof kLeaderRecord) == 0) {
+      continue;
+    }
+    break;
+  }
   // Exec'ed (EOF, EAGAIN) or nothing to say.
   if (n <= static_cast<long>(offsetof(StartStatus, path))) return 0;
   // A PID namespace's init: the leader ran and ended (a failed start of the
   // leader would have come first).
   if (status.error == 0 && status.leader_ended == 1) {
     if (exit != nullptr) set_exit_status(status.wait_status, exit);
+    if (leader_reported != nullptr) *leader_reported = true;
     return 0;
   }
   status.syscall[sizeof status.syscall - 1] = '\0';
@@ -373,13 +383,7 @@ int start(const SpawnRequest& request, const ExecControls& controls, const PlanM
                     getpid(),
                     {},
                     false,
-                    {},
-                    {},
                     {}};
-  if (controls.pid_namespace == PidNamespace::kPidAndUser) {
-    id_map(geteuid(), args.uid_map);
-    id_map(getegid(), args.gid_map);
-  }
   // A helper child: its descriptor, its plan in a sealed memfd, and a
   // close-on-exec status pipe (nothing at the target's exec, a StartStatus on
   // a failed step, written before the helper exits).
@@ -406,10 +410,18 @@ int start(const SpawnRequest& request, const ExecControls& controls, const PlanM
       name_step(failure, why.syscall, "helper");
       return plan_fd;
     }
-    if (pipe2(status_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+    // A PID namespace's init sends its leader's pidfd back (child_steps.h
+    // kLeaderRecord), which needs a socket; message boundaries keep each
+    // record whole as in a pipe.
+    const bool leader_channel = mode == nullptr && controls.pid_namespace != PidNamespace::kNone;
+    const int made =
+        leader_channel
+            ? socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, status_pipe)
+            : pipe2(status_pipe, O_CLOEXEC | O_NONBLOCK);
+    if (made != 0) {
       const int error = errno;
       close(plan_fd);
-      name_step(failure, "pipe2", "spawn");
+      name_step(failure, leader_channel ? "socketpair" : "pipe2", "spawn");
       return -error;
     }
     args.helper = {exe, plan_fd, status_pipe[1], helper_path.c_str()};

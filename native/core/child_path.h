@@ -139,7 +139,10 @@ int spawn_child_path(const SpawnRequest& request, const ExecControls& controls, 
 // init reports its leader's end instead: then 0, and the leader's status
 // replaces the init's in *exit (the step's exit is its leader's; left as is
 // when no such report came: the init itself was killed, or the step ran
-// without one). exit may be nullptr.
-int read_start_status(int fd, ChildPathFailure* failure, ChildExit* exit = nullptr);
+// without one; *leader_reported says which). A leader's pidfd record left
+// in the channel (child_steps.h kLeaderRecord) is skipped. exit and
+// leader_reported may be nullptr.
+int read_start_status(int fd, ChildPathFailure* failure, ChildExit* exit = nullptr,
+                      bool* leader_reported = nullptr);
 
 }  // namespace exactspawn

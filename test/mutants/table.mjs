@@ -893,6 +893,54 @@ export const MUTANTS = [
     native: false,
     tests: ["test/prototype-pollution.test.ts"],
   },
+  {
+    name: "pidns-leader-watched",
+    control: PIDNS,
+    file: "native/leader_watch.cc",
+    search: "if (r == 0 || r == -ESRCH) signal_pidfd(w->pidfd, SIGKILL);",
+    replace: "(void)r;",
+    native: true,
+    tests: ["test/spawn/contain-pidns-tamper.test.ts"],
+  },
+  {
+    name: "pidns-leader-watched-sync",
+    control: PIDNS,
+    file: "native/core/run_sync.cc",
+    search: "if (r == 0 || r == -ESRCH) signal_pidfd(pidfd_, SIGKILL);",
+    replace: "(void)r;",
+    native: true,
+    tests: ["test/spawn/contain-pidns-tamper.test.ts"],
+  },
+  {
+    name: "pidns-init-non-dumpable",
+    control: PIDNS,
+    file: "native/helper/init.cc",
+    search: "prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)",
+    replace: "prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)",
+    native: true,
+    tests: ["test/spawn/contain-pidns-tamper.test.ts"],
+    equivalent:
+      "the init always holds a capability its steps lack (CAP_SYS_ADMIN in its user namespace, or root's), so the kernel's permitted-subset rule (cap_ptrace_access_check) refuses their ptrace and /proc access already; non-dumpable is defence in depth should the init ever drop them (seen green: npm run test:mutants -- --only pidns-init-non-dumpable)",
+  },
+  // --- the host's /proc entries (procsec) ---
+  {
+    name: "host-non-dumpable",
+    control: "The host's /proc entries kept from its steps",
+    file: "src/host-dumpable.ts",
+    search: "binding.setDumpable(false)",
+    replace: "binding.setDumpable(true)",
+    native: false,
+    tests: ["test/host-proc-secrets.test.ts", "test/host-dumpable.test.ts"],
+  },
+  {
+    name: "host-non-dumpable-runtime",
+    control: "The host's /proc entries kept from its steps",
+    file: "src/runtime.ts",
+    search: "if (options.hostDumpable !== true) guardHostProc(",
+    replace: "if (options.hostDumpable === false) guardHostProc(",
+    native: false,
+    tests: ["test/host-proc-secrets.test.ts"],
+  },
 ];
 
 /**
