@@ -10,8 +10,10 @@
 // `file`; `search`, a literal found exactly once in `file`, and `replace`,
 // what it becomes; `native` (rebuild the addon); `tests`; optionally
 // `equivalent`, the reason a mutant cannot be seen (not run, never counted
-// as a survivor); `moves`, a note where the code is being rewritten and the
-// row is likely to need re-pointing.
+// as a survivor); `kernel`, what the host must offer for the tests to run
+// (where they all skip, the row is "skipped here", not a survivor: the
+// kernel tier shows it); `moves`, a note where the code is being rewritten
+// and the row is likely to need re-pointing.
 //
 // Keep each search text small: one line, or the few words that make it
 // unique, so a row is easy to re-point when its code moves.
@@ -19,6 +21,10 @@
 const SANDBOX = "Sandbox (on request)";
 const PIDNS = "Contained steps: a PID namespace";
 const CGROUP = "Contained steps: a cgroup";
+const GRACE = "The kill grace";
+const PIPES = "Pipes between children";
+const DELEGATED =
+  "the memory, pids and cpu controllers delegated to the host's cgroup (kernel tier)";
 
 /** @type {readonly import("./table.d.mts").Mutant[]} */
 export const MUTANTS = [
@@ -78,6 +84,24 @@ export const MUTANTS = [
     tests: ["test/step/untrusted-keys.test.ts"],
   },
   {
+    name: "key-cap-boundary-steps",
+    control: "Bounded key count",
+    file: "src/env/untrusted-keys.ts",
+    search: "if (room === 0) break;",
+    replace: "if (room < 0) break;",
+    native: false,
+    tests: ["test/env/untrusted-keys.test.ts"],
+  },
+  {
+    name: "key-cap-boundary-context",
+    control: "Bounded key count",
+    file: "src/env/untrusted-keys.ts",
+    search: "if (room === 0) return;",
+    replace: "if (room < 0) return;",
+    native: false,
+    tests: ["test/env/untrusted-keys.test.ts", "test/env/untrusted-keys.property.test.ts"],
+  },
+  {
     // Every format character: the interlinear annotations U+FFF9–FFFB are
     // Cf and not default-ignorable, so only this property escapes them.
     name: "escape-format-characters",
@@ -105,6 +129,15 @@ export const MUTANTS = [
     file: "src/step/untrusted-skips.ts",
     search: 'if (mode === "throw") throw new UntrustedSkipError(where, skipped);',
     replace: "",
+    native: false,
+    tests: ["test/step/untrusted-skips.test.ts"],
+  },
+  {
+    name: "log-bytes-summed",
+    control: "Nothing untrusted dropped in silence",
+    file: "src/step/untrusted-skips.ts",
+    search: "group.bytes += bytes ?? 0;",
+    replace: "group.bytes = bytes ?? 0;",
     native: false,
     tests: ["test/step/untrusted-skips.test.ts"],
   },
@@ -774,6 +807,194 @@ export const MUTANTS = [
     replace: "",
     native: false,
     tests: ["test/spawn/contain-plan.test.ts", "test/spawn/contain-pidns-host.test.ts"],
+  },
+  {
+    name: "pidns-forward-leader-alone",
+    control: PIDNS,
+    file: "native/helper/init.cc",
+    search: "if (kill(-leader, sig) != 0 && errno == ESRCH) kill(leader, sig);",
+    replace: "kill(-leader, sig);",
+    native: true,
+    tests: ["test/spawn/contain-pidns-init.test.ts"],
+    moves: "procsec is reworking the init (native/helper/)",
+  },
+  {
+    name: "pidns-leader-status-not-last",
+    control: PIDNS,
+    file: "native/helper/init.cc",
+    search: "pid_t pid = waitpid(-1, &status, WNOHANG);",
+    replace:
+      "pid_t pid = waitpid(-1, &status, WNOHANG);\n    if (pid > 0) *leader_status = status;",
+    native: true,
+    tests: ["test/spawn/contain-pidns-init.test.ts"],
+    moves: "procsec is reworking the init (native/helper/)",
+  },
+  {
+    name: "pidns-init-exit-status",
+    control: PIDNS,
+    file: "native/helper/init.cc",
+    search: "_exit(128 + WTERMSIG(leader_status));",
+    replace: "_exit(WTERMSIG(leader_status));",
+    native: true,
+    tests: ["test/spawn/contain-pidns.test.ts"],
+    equivalent:
+      "the init's own exit status is read by nobody: the host always hands it the start-status pipe (child_path.cc) and takes the leader's wait status from the report on it (read_start_status)",
+  },
+  // --- containment in a cgroup: what is written where ---
+  {
+    name: "cgroup-parent-prefix",
+    control: CGROUP,
+    file: "src/spawn/contain-plan.ts",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text, not a template
+    search: "parent.startsWith(`${mount}/`)",
+    replace: "parent.startsWith(mount)",
+    native: false,
+    tests: ["test/spawn/contain-settings.test.ts"],
+    moves: "cgroup is reworking src/spawn/contain*.ts",
+  },
+  {
+    name: "cgroup-cpu-max-floor",
+    control: CGROUP,
+    file: "src/spawn/contain.ts",
+    search: "Math.max(1000, Math.round(s.cpuMax * CPU_PERIOD))",
+    replace: "Math.round(s.cpuMax * CPU_PERIOD)",
+    native: false,
+    tests: ["test/spawn/contain-settings.test.ts"],
+    moves: "cgroup is reworking src/spawn/contain*.ts",
+  },
+  {
+    name: "oom-before-signal",
+    control: CGROUP,
+    file: "src/spawn/deadline-plan.ts",
+    search: 'if (exit.oomKilled === true) return "oom";',
+    replace: 'if (exit.oomKilled === true && exit.signal === null) return "oom";',
+    native: false,
+    tests: ["test/spawn/deadline-plan.test.ts"],
+  },
+  {
+    name: "cgroup-controllers-enabled",
+    control: CGROUP,
+    file: "native/core/cgroup.cc",
+    search: "write_file(control, enable.c_str())",
+    replace: "0",
+    native: true,
+    tests: ["test/spawn/contain-limits.test.ts"],
+    kernel: DELEGATED,
+    moves: "cgroup is reworking native/core/cgroup*",
+  },
+  {
+    name: "cgroup-oom-kill-read",
+    control: CGROUP,
+    file: "native/core/cgroup.cc",
+    search: 'keyed_value(text, "oom_kill")',
+    replace: 'keyed_value(text, "oom_kills")',
+    native: true,
+    tests: ["test/spawn/contain-limits.test.ts"],
+    kernel: DELEGATED,
+    moves: "cgroup is reworking native/core/cgroup*",
+  },
+  // --- the kill grace and the deadline keeper ---
+  {
+    name: "kill-grace-keeper",
+    control: GRACE,
+    file: "native/core/deadline_keeper.cc",
+    search: "final_due_ = due_after(plan_.grace_ms);",
+    replace: "final_due_ = due_after(0);",
+    native: true,
+    tests: ["test/spawn/kill-grace.test.ts"],
+  },
+  {
+    name: "kill-grace-sync",
+    control: GRACE,
+    file: "native/core/run_sync.cc",
+    search: "final_signal_at_ = stop_reading_at_;",
+    replace: "final_signal_at_ = now;",
+    native: true,
+    tests: ["test/spawn/kill-grace.test.ts"],
+  },
+  {
+    name: "kill-grace-fallback",
+    control: GRACE,
+    file: "src/spawn/js-ending.ts",
+    search: "this.#send(plan.finalSignal), plan.graceMs)",
+    replace: "this.#send(plan.finalSignal), 0)",
+    native: false,
+    tests: ["test/spawn/kill-grace-fallback.test.ts"],
+  },
+  {
+    name: "kill-grace-plan",
+    control: GRACE,
+    file: "src/spawn/deadline-plan.ts",
+    search: "graceMs: options.killGraceMs,",
+    replace: "graceMs: 0,",
+    native: false,
+    tests: ["test/spawn/deadline-plan.test.ts", "test/spawn/kill-grace.test.ts"],
+  },
+  {
+    name: "deadline-never-early",
+    control: GRACE,
+    file: "native/core/deadline_keeper.cc",
+    search: "(ts.tv_nsec + 999999) / 1000000",
+    replace: "ts.tv_nsec / 1000000",
+    native: true,
+    tests: ["test/spawn/deadline-keeper.test.ts"],
+  },
+  {
+    name: "deadline-cancel-final",
+    control: GRACE,
+    file: "native/core/deadline_keeper.cc",
+    search: "if (final_due >= 0) keeper().unschedule(this, final_due);",
+    replace: "(void)final_due;",
+    native: true,
+    tests: ["test/spawn/deadline-keeper.test.ts"],
+  },
+  {
+    name: "zombie-check-last-paren",
+    control: "An exit before the ending is the step's own",
+    file: "src/spawn/leader-exited.ts",
+    search: 'stat.lastIndexOf(")") + 2',
+    replace: 'stat.indexOf(")") + 2',
+    native: false,
+    tests: ["test/spawn/leader-exited.test.ts"],
+  },
+  // --- pipes between children (createPipe) ---
+  {
+    name: "create-pipe-cloexec",
+    control: PIPES,
+    file: "native/core/pipe.cc",
+    search: "pipe2(fds, O_CLOEXEC)",
+    replace: "pipe2(fds, 0)",
+    native: true,
+    tests: ["test/spawn/kernel-pipe.test.ts"],
+  },
+  {
+    name: "pipe-stderr-released",
+    control: PIPES,
+    file: "src/spawn/kernel-pipe.ts",
+    search: "slot < 3 && slot < stdio.length",
+    replace: "slot < 2 && slot < stdio.length",
+    native: false,
+    tests: ["test/spawn/kernel-pipe.test.ts"],
+  },
+  {
+    name: "bun-read-end-closed",
+    control: PIPES,
+    file: "src/spawn/native-engine.ts",
+    search: 'stream.once("close", () => close(fd));',
+    replace: "",
+    native: false,
+    tests: ["test/spawn/pipe-end.test.ts"],
+  },
+  // --- the addon that fits ---
+  {
+    name: "libc-interpreter-first",
+    control: "The addon that loads fits the process",
+    file: "src/native-locate.ts",
+    search: "if (interpreter !== undefined) return interpreter;",
+    replace:
+      "if (interpreter !== undefined && !(evidence.maps && libcOfMaps(evidence.maps))) return interpreter;",
+    native: false,
+    tests: ["test/native-libc.test.ts"],
   },
 ];
 
