@@ -36,9 +36,13 @@ async function started(
 ): Promise<{ pid: number; holder: ChildProcess }> {
   const link = join(dir, name);
   symlinkSync(target, link);
-  const holder = spawn("/bin/sh", ["-c", `exec 3<&0; "$0" ${args} & echo $!; exec sleep 1000 3<&-`, link], {
-    stdio: ["pipe", "pipe", "ignore"],
-  });
+  const holder = spawn(
+    "/bin/sh",
+    ["-c", `exec 3<&0; "$0" ${args} & echo $!; exec sleep 1000 3<&-`, link],
+    {
+      stdio: ["pipe", "pipe", "ignore"],
+    },
+  );
   holders.push(holder);
   const line = await new Promise<string>((resolve) => {
     holder.stdout!.once("data", (chunk: Buffer) => resolve(chunk.toString()));
