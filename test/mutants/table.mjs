@@ -1032,7 +1032,7 @@ export const MUTANTS = [
     search: "if (chunk.length > room) {",
     replace: "if (chunk.length >= room) {",
     native: false,
-    tests: ["test/spawn/output-limit.test.ts"],
+    tests: ["test/spawn/output-capture.test.ts"],
   },
   {
     name: "output-limit-keeps-head",
@@ -1041,7 +1041,7 @@ export const MUTANTS = [
     search: "if (room > 0) this.#keep(chunk.subarray(0, room));",
     replace: "",
     native: false,
-    tests: ["test/spawn/output-limit.test.ts"],
+    tests: ["test/spawn/output-capture.test.ts"],
   },
   {
     name: "maxbuffer-counts-after-exit",
