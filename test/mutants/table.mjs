@@ -1059,7 +1059,7 @@ export const MUTANTS = [
     search: "groupSignalAtLeaderExit: options.ownGroup ? SIGKILL : 0,",
     replace: "groupSignalAtLeaderExit: 0,",
     native: false,
-    tests: ["test/spawn/group-signals.test.ts"],
+    tests: ["test/spawn/group-at-exit.test.ts"],
   },
   {
     name: "js-ending-exited-before",
@@ -1152,7 +1152,7 @@ export const MUTANTS = [
     search: "if (group_sig != 0) signal_group(pid_, group_sig);",
     replace: "(void)group_sig;",
     native: true,
-    tests: ["test/spawn/group-signals.test.ts"],
+    tests: ["test/spawn/group-at-exit.test.ts"],
   },
   {
     name: "keeper-zombie-not-ended",
