@@ -1086,7 +1086,7 @@ export const MUTANTS = [
     search: "    this.#endCapture = true;",
     replace: "",
     native: false,
-    tests: ["test/spawn/timeout-policy-spawn.test.ts"],
+    tests: ["test/spawn/kill-grace-fallback.test.ts"],
   },
   {
     name: "killed-at-scale",

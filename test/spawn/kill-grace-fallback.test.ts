@@ -5,13 +5,27 @@
  * addon off here leaves the other files alone.
  *
  * Seen red with the fallback's SIGKILL timer set to 0 (row kill-grace-fallback).
+ * Once the grace has passed, the output is cut at the leader's exit though a
+ * daemon it started still holds the pipe: red with the grace's end not
+ * recorded (row output-cut-after-grace: the run waited for the daemon).
  */
-import { describe, expect, it } from "vitest";
-import { nativeStatus } from "../../src/index.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { nativeStatus, spawn } from "../../src/index.js";
 import { useQuietFallback } from "../helpers/quiet-fallback.js";
 import { abortedOnceReady, GRACE_GIVEN } from "./trapping-step.js";
 
 useQuietFallback();
+
+const daemons: number[] = [];
+afterEach(() => {
+  for (const pid of daemons.splice(0)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // gone already
+    }
+  }
+});
 
 describe("the kill grace (fallback engine)", () => {
   it("is in use", () => {
@@ -23,4 +37,16 @@ describe("the kill grace (fallback engine)", () => {
     expect(result).toMatchObject({ failure: "abort", exitCode: 3, signal: null });
     expect(result.stdout).toBe(GRACE_GIVEN);
   });
+
+  it("after the grace, the output ends at the leader's exit though a daemon holds the pipe", async () => {
+    const run = spawn(
+      "/bin/sh",
+      ["-c", "trap '' TERM; setsid sleep 1000 & echo $!; while :; do sleep 0.05; done"],
+      { timeout: 300, killGraceMs: 300, reject: false },
+    );
+    const result = await run;
+    daemons.push(Number(result.stdout.trim()));
+    expect(result).toMatchObject({ failure: "timeout", signal: "SIGKILL" });
+    expect(result.stdout).toMatch(/^\d+\n$/);
+  }, 60_000);
 });
