@@ -1134,7 +1134,7 @@ export const MUTANTS = [
     search: "if (status_fd >= 0 && fcntl(status_fd, F_SETFD, FD_CLOEXEC) != 0) {",
     replace: "if (status_fd >= 0 && false) {",
     native: true,
-    tests: ["test/spawn/credential-child.test.ts", "test/spawn/exec-helper.test.ts"],
+    tests: ["test/spawn/helper-fds.test.ts"],
   },
   {
     name: "sync-output-read-through-grace",
@@ -1170,7 +1170,7 @@ export const MUTANTS = [
     search: "if (!removed_) kill_cgroup(path_);",
     replace: "(void)removed_;",
     native: true,
-    tests: ["test/spawn/contain.test.ts"],
+    tests: ["test/spawn/contain-keeper.test.ts"],
   },
   {
     name: "init-only-as-pid-1",
