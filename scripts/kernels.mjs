@@ -452,6 +452,7 @@ function parseArgs(argv) {
     timeout: 600,
     memory: 1024,
     only: null,
+    mutants: null,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -469,6 +470,7 @@ function parseArgs(argv) {
     else if (arg === "--mutants") options.mutants = Object.keys(KERNEL_MUTANTS);
     else usage(`unknown argument ${arg}`);
   }
+  for (const m of options.mutants ?? []) if (!(m in KERNEL_MUTANTS)) usage(`no kernel mutant ${m}`);
   for (const k of options.kernels)
     if (!(k in KERNELS)) usage(`no kernel ${k} (${Object.keys(KERNELS).join(", ")})`);
   if (!Number.isFinite(options.timeout) || options.timeout <= 0) usage("--timeout needs seconds");

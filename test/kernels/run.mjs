@@ -196,7 +196,7 @@ check("oom-child", "memoryMax: a child's OOM while the leader exits 0 is failure
 check("peak", "memory peak after a memoryMax step", async () => {
   const result = await spawn(
     "/bin/sh",
-    ["-c", "head -c 20000000 /dev/zero | tail -c 1 >/dev/null"],
+    ["-c", "head -c 30000000 /dev/zero | tail -c 20000000 >/dev/null"],
     { contain: { memoryMax: 256 * MiB } },
   );
   const peak = result.resourceUsage.memoryPeakBytes;
