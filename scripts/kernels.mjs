@@ -487,6 +487,7 @@ function usage(message) {
 /** Boots each kernel in turn with the tree's checks: { failed, summary lines }. */
 async function runTier(busybox, options) {
   const summary = [];
+  const red = [];
   let failed = false;
   for (const name of options.kernels) {
     const kernel = kernelDir(name, busybox);
@@ -498,6 +499,7 @@ async function runTier(busybox, options) {
     const line = `${name} (${kernel.version}): boot ${outcome.booted ?? "-"} s guest uptime / ${outcome.bootedWall?.toFixed(1) ?? "-"} s wall; ${count("pass")} passed, ${count("fail")} failed, ${count("skip")} skipped${skipped.length > 0 ? ` (${skipped.join(", ")})` : ""}; ${outcome.wall.toFixed(0)} s in all`;
     log(`${name}: ${outcome.wall.toFixed(1)} s`);
     summary.push(line);
+    red.push(...outcome.results.filter((r) => r.status === "fail").map((r) => `${name} ${r.name}`));
     if (outcome.end !== 0 || count("fail") > 0 || outcome.results.length === 0) {
       failed = true;
       const logFile = join(tmpdir(), `exactspawn-kernels-${name}.log`);
@@ -507,12 +509,14 @@ async function runTier(busybox, options) {
       );
     }
   }
-  return { failed, summary };
+  return { failed, summary, red };
 }
 
 /** A scratch copy of the tree (tracked and untracked files, its dist/ and build/), node_modules linked. */
 function scratchTree(tree) {
-  const dir = mkdtempSync(join(tmpdir(), "exactspawn-kernel-mutant-"));
+  // Not under TMPDIR: the guest mounts a tmpfs of its own on /tmp.
+  mkdirSync(join(CACHE, "mutants"), { recursive: true });
+  const dir = mkdtempSync(join(CACHE, "mutants", "tree-"));
   const files = execFileSync(
     "git",
     ["ls-files", "-z", "--cached", "--others", "--exclude-standard"],
@@ -583,13 +587,15 @@ async function main() {
     const dir = mutatedTree(name, options.tree);
     try {
       const kernels = options.kernels.filter((k) => mutant.kernels.includes(k));
-      const { failed } = await runTier(busybox, {
+      const { red } = await runTier(busybox, {
         ...options,
         tree: dir,
         kernels: kernels.length > 0 ? kernels : mutant.kernels,
         only: mutant.checks.join(","),
       });
-      const verdict = `${name}: ${failed ? "killed (red)" : "SURVIVED (green)"} on ${mutant.kernels.join(", ")}, checks ${mutant.checks.join(", ")}; ${((Date.now() - t0) / 1000).toFixed(0)} s`;
+      // Killed only by a check that ran and failed (a guest that did not boot proves nothing).
+      const failed = red.length > 0;
+      const verdict = `${name}: ${failed ? `killed (red: ${red.join(", ")})` : "SURVIVED (green, or no check ran)"} on ${mutant.kernels.join(", ")}, checks ${mutant.checks.join(", ")}; ${((Date.now() - t0) / 1000).toFixed(0)} s`;
       log(verdict);
       verdicts.push({ failed, verdict });
     } finally {
