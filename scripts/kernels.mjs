@@ -514,9 +514,9 @@ async function runTier(busybox, options) {
 
 /** A scratch copy of the tree (tracked and untracked files, its dist/ and build/), node_modules linked. */
 function scratchTree(tree) {
-  // Not under TMPDIR: the guest mounts a tmpfs of its own on /tmp.
-  mkdirSync(join(CACHE, "mutants"), { recursive: true });
-  const dir = mkdtempSync(join(CACHE, "mutants", "tree-"));
+  // Not under /tmp (the guest mounts a tmpfs of its own there), and shallow: node-gyp's Makefile
+  // in the copied build/ reaches the Node headers by a relative path.
+  const dir = mkdtempSync("/var/tmp/exactspawn-kernel-mutant-");
   const files = execFileSync(
     "git",
     ["ls-files", "-z", "--cached", "--others", "--exclude-standard"],
