@@ -14,7 +14,7 @@
 //   the queue sees the job's lock expire and gives it to another worker.
 // - A job retried after its step had completed is not run twice: the first result is kept in the
 //   hash <QUEUE>:done (one field per job id) and returned again.
-import { mkdir, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { UnrecoverableError, WaitingError, Worker } from "bullmq";
@@ -24,7 +24,11 @@ import pino from "pino";
 
 const queue = process.env.QUEUE ?? "steps";
 const name = process.env.WORKER_NAME ?? `worker-${process.pid}`;
-const root = process.env.WORKER_ROOT ?? tmpdir(); // each job gets a directory of its own here
+// Each job's step gets a directory of its own under <root>/<name>. A worker that was killed left
+// its directories there: the next worker of that name removes them as it starts.
+const home = join(process.env.WORKER_ROOT ?? tmpdir(), name);
+await rm(home, { recursive: true, force: true });
+await mkdir(home, { recursive: true });
 const concurrency = Number(process.env.WORKER_CONCURRENCY ?? 4);
 const connection = redisConnection();
 const doneKey = `${queue}:done`;
@@ -42,8 +46,8 @@ async function runJob(job, token, cancelled) {
   const earlier = await store.hget(doneKey, id);
   if (earlier !== null) return JSON.parse(earlier); // done before, by a worker that died before it could say so
 
-  const dir = join(root, `job-${id}`);
-  await mkdir(dir, { recursive: true });
+  // One per attempt: a job requeued by this worker may start elsewhere before this one is removed.
+  const dir = await mkdtemp(join(home, `job-${id}-`));
   const record = { step: `job-${id}`, correlationId: `${name}:${id}` };
   try {
     let result;
@@ -66,10 +70,13 @@ async function runJob(job, token, cancelled) {
         .catch((error) => log.warn({ err: error }));
       result = await step;
     } catch (error) {
+      // Aborted before it started: a SubprocessError with the fields of a result (below).
+      if (error.failure === "abort") result = error;
       // Refused before it started (a bad value, no containment here, …): named, never a value.
-      throw new UnrecoverableError(
-        JSON.stringify({ ...record, code: error.code, error: error.message }),
-      );
+      else
+        throw new UnrecoverableError(
+          JSON.stringify({ ...record, code: error.code, error: error.message }),
+        );
     }
 
     if (result.failure === null) {
@@ -84,7 +91,7 @@ async function runJob(job, token, cancelled) {
     }
     const { failure, exitCode, signal, durationMs } = result;
     const reason = cancelled.aborted ? "cancelled" : undefined;
-    const stderrTail = result.stderr.slice(-1024);
+    const stderrTail = (result.stderr ?? "").slice(-1024);
     throw new UnrecoverableError(
       JSON.stringify({ ...record, failure, reason, exitCode, signal, durationMs, stderrTail }),
     );
