@@ -82,8 +82,11 @@ interface JobSpec {
 }
 
 describe.runIf(native)("examples/queue-worker", () => {
+  // The reason for a skip is in its title: vitest prints no other.
   it.skipIf(!redisServer)(
-    `${JOBS} jobs over 3 workers, one SIGKILLed and one sent SIGTERM midway`,
+    `${JOBS} jobs over 3 workers, one SIGKILLed and one sent SIGTERM midway${
+      redisServer ? "" : " (skipped: no redis-server on PATH; Debian's redis-server package has it)"
+    }`,
     async () => {
       const dir = mkdtempSync(join(tmpdir(), "queue-worker-"));
       const socket = join(dir, "redis.sock");
