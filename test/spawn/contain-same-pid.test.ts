@@ -11,12 +11,13 @@
  * before the namespace ends and the test looks.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readdirSync, rmdirSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cgroupSupport, nativeStatus } from "../../src/index.js";
 import { DIST_URL, removeDir, scratchDir } from "../faults/host.js";
 import { pidNamespaceMissing } from "../fixtures/pid-namespace.js";
+import { eventually } from "../fixtures/process-state.js";
 
 const canRun =
   nativeStatus().loaded && cgroupSupport().available && pidNamespaceMissing === undefined;
@@ -32,11 +33,19 @@ function subtreeOf(report: Record<string, unknown>): string | undefined {
     : join(parent, basename(dirname(line.slice(3))));
 }
 
-/** Removes what a host left of its sub-tree (its step cgroups, then itself). */
-function removeSubtree(path: string): void {
+/**
+ * Removes what a host left of its sub-tree: its step cgroups once their
+ * processes have ended (a namespace just killed takes a moment), then itself.
+ */
+async function removeSubtree(path: string): Promise<void> {
   if (!existsSync(path)) return;
   for (const entry of readdirSync(path, { withFileTypes: true })) {
-    if (entry.isDirectory()) rmdirSync(join(path, entry.name));
+    if (!entry.isDirectory()) continue;
+    const step = join(path, entry.name);
+    await eventually(() =>
+      readFileSync(join(step, "cgroup.events"), "utf8").includes("populated 0"),
+    );
+    rmdirSync(step);
   }
   rmdirSync(path);
 }
@@ -156,9 +165,13 @@ describe.runIf(canRun)("two hosts with the same pid (PID namespaces of their own
         subtrees.map((path) => [path, false]),
       );
     } finally {
-      if (a.child.exitCode === null && a.child.signalCode === null) a.child.kill("SIGKILL");
+      if (a.child.exitCode === null && a.child.signalCode === null) {
+        const ended = new Promise((resolve) => a.child.once("exit", resolve));
+        a.child.kill("SIGKILL");
+        await ended;
+      }
       // A host killed with its namespace leaves its sub-tree (docs/containment.md).
-      for (const path of subtrees) if (path !== "") removeSubtree(path);
+      for (const path of subtrees) if (path !== "") await removeSubtree(path);
     }
   });
 });
