@@ -186,7 +186,8 @@ EXACTSPAWN_CHILD_CODE int finish(const SpawnRequest& r, const ExecControls& c,
 
 }  // namespace
 
-void report_start_status(int fd, const StepFailure& failure) {
+// Also runs in the vfork child (exec_helper's failed execveat): child code.
+EXACTSPAWN_CHILD_CODE void report_start_status(int fd, const StepFailure& failure) {
   StartStatus status = {};
   status.error = failure.err < 0 ? -failure.err : EIO;
   copy_name(status.syscall, sizeof status.syscall, failure.syscall);

@@ -11,15 +11,44 @@
  * before the namespace ends and the test looks.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cgroupSupport, nativeStatus } from "../../src/index.js";
 import { DIST_URL, removeDir, scratchDir } from "../faults/host.js";
 import { pidNamespaceMissing } from "../fixtures/pid-namespace.js";
+import { eventually } from "../fixtures/process-state.js";
 
 const canRun =
   nativeStatus().loaded && cgroupSupport().available && pidNamespaceMissing === undefined;
+
+/** The host's sub-tree a REPORT line's step cgroup lies in (its "0::" line's parent directory). */
+function subtreeOf(report: Record<string, unknown>): string | undefined {
+  const line = String(report["cgroup"] ?? "")
+    .split("\n")
+    .find((l) => l.startsWith("0::"));
+  const parent = cgroupSupport().parent;
+  return line === undefined || parent === null
+    ? undefined
+    : join(parent, basename(dirname(line.slice(3))));
+}
+
+/**
+ * Removes what a host left of its sub-tree: its step cgroups once their
+ * processes have ended (a namespace just killed takes a moment), then itself.
+ */
+async function removeSubtree(path: string): Promise<void> {
+  if (!existsSync(path)) return;
+  for (const entry of readdirSync(path, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue;
+    const step = join(path, entry.name);
+    await eventually(() =>
+      readFileSync(join(step, "cgroup.events"), "utf8").includes("populated 0"),
+    );
+    rmdirSync(step);
+  }
+  rmdirSync(path);
+}
 
 let dir: string;
 beforeAll(() => {
@@ -111,11 +140,14 @@ describe.runIf(canRun)("two hosts with the same pid (PID namespaces of their own
         step.then(() => process.exit(0));
       });`),
     );
+    const subtrees: string[] = [];
     try {
       const first = await a.line("REPORT");
+      subtrees.push(subtreeOf(first) ?? "");
       // Host B starts its step with the same pid, then dies by SIGKILL.
       const b = inPidNamespace("b", host(`process.kill(process.pid, "SIGKILL");`));
       const second = await b.line("REPORT");
+      subtrees.push(subtreeOf(second) ?? "");
       const gone = await b.line("GONE");
       expect(gone).toEqual({ code: null, signal: "SIGKILL" });
       a.child.stdin!.write("check\n");
@@ -126,8 +158,20 @@ describe.runIf(canRun)("two hosts with the same pid (PID namespaces of their own
         after: { running: true, settled: null },
       });
       expect(first["cgroup"]).not.toBe(second["cgroup"]);
+      // Host A ends on its own (its init waits for its watchdog): each host's
+      // watchdog has then removed its sub-tree, B's after B's SIGKILL included.
+      expect(await a.line("GONE")).toEqual({ code: 0, signal: null });
+      expect(subtrees.map((path) => [path, existsSync(path)])).toEqual(
+        subtrees.map((path) => [path, false]),
+      );
     } finally {
-      a.child.kill("SIGKILL");
+      if (a.child.exitCode === null && a.child.signalCode === null) {
+        const ended = new Promise((resolve) => a.child.once("exit", resolve));
+        a.child.kill("SIGKILL");
+        await ended;
+      }
+      // A host killed with its namespace leaves its sub-tree (docs/containment.md).
+      for (const path of subtrees) if (path !== "") await removeSubtree(path);
     }
   });
 });
