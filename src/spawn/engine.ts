@@ -73,6 +73,13 @@ export interface EngineExit {
   readonly output?: ReadonlyArray<Buffer | null> | undefined;
   /** A contained step whose tree met the OOM killer (memory.events oom_kill). */
   readonly oomKilled?: boolean | undefined;
+  /**
+   * When the exit happened as far as the engine saw it, on performance.now()'s
+   * scale: the native engine's reap, or the deadline keeper's look after an
+   * ending's signal (either may be long before JavaScript hears of it on a
+   * busy host); the fallback's exit event. Absent: when it was delivered.
+   */
+  readonly exitedAt?: number | undefined;
 }
 
 /** Output the Subprocess wants captured: which pipe slots, and the byte limit of each. */

@@ -46,7 +46,7 @@ import {
 } from "./engine.js";
 import type { ExecControls } from "./exec-controls.js";
 import { JsEnding } from "./js-ending.js";
-import { epochOfMonotonic } from "./monotonic-time.js";
+import { epochOfMonotonic, performanceOfMonotonic } from "./monotonic-time.js";
 import { WATCHDOG_PROGRAM } from "./watchdog.js";
 
 type SpawnCapable = NativeBinding & Required<Pick<NativeBinding, "spawn">>;
@@ -305,13 +305,17 @@ function exitOf(
   maxRssKiB: number | null,
   output: ReadonlyArray<Buffer | null> | undefined,
   tree: RawTreeUsage | undefined,
+  exitedAtMonotonic: number | null | undefined,
 ): EngineExit {
+  const exitedAt =
+    exitedAtMonotonic == null ? undefined : performanceOfMonotonic(exitedAtMonotonic);
   if (tree === undefined) {
     return {
       exitCode,
       signal,
       resourceUsage: { userCpuMicros, systemCpuMicros, maxRssKiB },
       output,
+      exitedAt,
     };
   }
   const raw = { userCpuMicros, systemCpuMicros, maxRssKiB, tree };
@@ -320,6 +324,7 @@ function exitOf(
     signal,
     resourceUsage: resourceUsageOf(raw),
     output,
+    exitedAt,
     ...(oomKilled(raw) ? { oomKilled: true } : {}),
   };
 }
@@ -391,7 +396,7 @@ export function nativeEngine(binding: SpawnCapable): Engine {
         request.cwd,
         stdioFds(request),
         spawnFlags(request, posixSpawn),
-        (exitCode, signal, userCpuMicros, systemCpuMicros, maxRssKiB, output, tree) => {
+        (exitCode, signal, userCpuMicros, systemCpuMicros, maxRssKiB, output, tree, exitedAt) => {
           try {
             child?.exited();
             onExit(
@@ -405,6 +410,7 @@ export function nativeEngine(binding: SpawnCapable): Engine {
                     maxRssKiB!,
                     output,
                     tree,
+                    exitedAt,
                   ),
             );
           } catch (error) {

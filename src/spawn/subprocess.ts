@@ -50,7 +50,12 @@ export interface SpawnResult<Stdout = string | Buffer | null, Stderr = Stdout> {
   /** Captured output (see `encoding`), or null when the stream was not a captured pipe. */
   readonly stdout: Stdout;
   readonly stderr: Stderr;
-  /** From just before the spawn to the settled result. */
+  /**
+   * From just before the spawn to the child's exit, both as they happened:
+   * on the native engine the exit's time is taken off the JavaScript thread
+   * when an ending signalled the child, so a busy host's result is not late
+   * by its busy time (docs/spawn.md#the-subprocess-and-its-result).
+   */
   readonly durationMs: number;
   /** The child's CPU time from wait4(2); null on the fallback engine. */
   readonly resourceUsage: ResourceUsage | null;
@@ -147,6 +152,8 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
   #pending = 1;
   #unrefed = false;
   #exit: EngineExit | undefined;
+  /** When the child exited, on performance.now()'s scale (EngineExit.exitedAt). */
+  #exitedAt = 0;
   #outcome: Outcome | undefined;
   #promise: Promise<SpawnResult> | undefined;
   #resolve: ((value: SpawnResult) => void) | undefined;
@@ -521,6 +528,7 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
     }
     if (engineCaptured.length > 0) this.#engineOutput = exit.output ?? [];
     this.#exit = exit;
+    this.#exitedAt = exit.exitedAt ?? performance.now();
     if (this.#endCapture) this.#endStreams();
     this.#done();
   }
@@ -540,7 +548,8 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
       this.#settle({ ok: false, error });
       return;
     }
-    const durationMs = performance.now() - this.#start;
+    // Never below 0: a clock read a hair apart on two threads is no negative run.
+    const durationMs = Math.max(0, this.#exitedAt - this.#start);
     const failure: FailureReason | null = runFailure(this.#endings, exit);
     if (failure !== null && policy.reject) {
       this.#settle({
