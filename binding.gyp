@@ -1,4 +1,7 @@
 {
+  "variables": {
+    "static_libc": "<!(node scripts/static-libc.mjs)"
+  },
   "targets": [
     {
       "target_name": "exactspawn",
@@ -25,6 +28,8 @@
         "native/deadline_args.cc",
         "native/contain_binding.cc",
         "native/tree_watch.cc",
+        "native/leader_watch.cc",
+        "native/dumpable_binding.cc",
         "native/core/probe.cc",
         "native/core/errno_names.cc",
         "native/core/glibc_floor.cc",
@@ -40,6 +45,7 @@
         "native/core/reap.cc",
         "native/core/signal_names.cc",
         "native/core/child_path.cc",
+        "native/core/helper_file.cc",
         "native/core/child_steps.cc",
         "native/core/helper_plan.cc",
         "native/core/resource_limits.cc",
@@ -52,7 +58,8 @@
         "native/core/deadline_keeper.cc",
         "native/core/cgroup.cc",
         "native/core/clone3.cc",
-        "native/core/pid_namespace.cc"
+        "native/core/pid_namespace.cc",
+        "native/core/dumpable.cc"
       ],
       "dependencies": [
         "<!(node -p \"require('node-addon-api').targets\"):node_addon_api_except"
@@ -90,7 +97,24 @@
       ],
       "cflags_cc": ["-std=c++17", "-Wall", "-Wextra", "-Werror=return-type", "-fno-exceptions", "-fno-rtti"],
       "cflags": ["-Wall", "-Wextra", "-ffunction-sections", "-fdata-sections"],
-      "ldflags": ["-static", "-Wl,--gc-sections"]
+      "ldflags": ["-static", "-Wl,--gc-sections"],
+      "conditions": [
+        [
+          "static_libc==0",
+          {
+            "type": "none",
+            "sources=": [],
+            "actions": [
+              {
+                "action_name": "note_helper_absent",
+                "inputs": ["scripts/static-libc.mjs"],
+                "outputs": ["<(PRODUCT_DIR)/exactspawn-helper.absent"],
+                "action": ["node", "scripts/static-libc.mjs", "--note", "<(PRODUCT_DIR)/exactspawn-helper.absent"]
+              }
+            ]
+          }
+        ]
+      ]
     }
   ]
 }

@@ -6,6 +6,7 @@
 #include "child_watch.h"
 #include "contain_binding.h"
 #include "debug_binding.h"
+#include "dumpable_binding.h"
 #include "helper_binding.h"
 #include "memfd_binding.h"
 #include "pipe_binding.h"
@@ -41,6 +42,10 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("helperStatus", Napi::Function::New(env, HelperStatusOf, "helperStatus"));
   exports.Set("debugRefuseNotifies",
               Napi::Function::New(env, DebugRefuseNotifies, "debugRefuseNotifies"));
+  exports.Set("debugRefuseClone3Pidfd",
+              Napi::Function::New(env, DebugRefuseClone3Pidfd, "debugRefuseClone3Pidfd"));
+  exports.Set("setDumpable", Napi::Function::New(env, SetDumpable, "setDumpable"));
+  exports.Set("dumpable", Napi::Function::New(env, Dumpable, "dumpable"));
   InitChildWatch(env, exports);
   return exports;
 }

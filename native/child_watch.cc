@@ -88,6 +88,7 @@ void OnTeardown(void* arg) {
       Detach(w, Life::kTornDown);
     }
     TearDownTree(w);
+    StopWatchingLeader(w);
     StopWatchingPidfd(w, false);
     MaybeFree(w);
   }
@@ -174,6 +175,7 @@ void MaybeFree(Watch* w) {
     if (r->active) return;
   }
   EnvState* s = w->state;
+  StopWatchingLeader(w);
   if (w->start_status_fd >= 0) close(w->start_status_fd);
   if (!w->cgroup.path.empty()) TearDownTree(w);  // a watch abandoned half-built
   Unlink(w);
@@ -209,9 +211,13 @@ void OnPidfdReady(Watch* w) {
     if (seen > 0 && seen < w->exit.exited_at_ms) w->exit.exited_at_ms = seen;
   }
   CloseReapedPidfd(w);
+  bool leader_reported = false;
   if (r > 0 && w->start_status_fd >= 0) {
-    w->start_error = read_start_status(w->start_status_fd, &w->start_failure, &w->exit);
+    w->start_error =
+        read_start_status(w->start_status_fd, &w->start_failure, &w->exit, &leader_reported);
   }
+  if (r > 0) ApplyLeaderExit(w, leader_reported);
+  StopWatchingLeader(w);
   // Nobody will report this child's exit, or JavaScript asked not to wait for
   // whoever still holds the pipes: the output ends here.
   if (r < 0) w->reap_error = r;
@@ -360,6 +366,10 @@ Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
 
   // Nothing below throws: the watch owns the captured read ends from here on.
   MoveTo(w, Life::kWatching);
+  if (start != nullptr && start->leader_pidfd >= 0) {
+    WatchLeader(w, start->leader_pidfd);
+    start->leader_pidfd = -1;
+  }
   if (start != nullptr && start->fd >= 0) {
     w->start_status_fd = start->fd;
     start->fd = -1;

@@ -65,6 +65,9 @@ void InitChildWatch(Napi::Env env, Napi::Object exports);
 // instead of an exit.
 struct StartReport {
   int fd = -1;  // the pipe's read end; the watch owns it once WatchChild returns
+  // A PID-namespace step's leader pidfd (core/pid_namespace.h
+  // receive_leader_pidfd), or -1; the watch owns it once WatchChild returns.
+  int leader_pidfd = -1;
   std::string file;
   std::string cwd;
 };

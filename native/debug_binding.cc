@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 
+#include "core/clone3.h"
 #include "core/deadline_keeper.h"
 #include "core/reap.h"
 #include "system_error.h"
@@ -39,12 +40,28 @@ Napi::Value DebugRefuseNotifies(const Napi::CallbackInfo& info) {
   });
 }
 
+Napi::Value DebugRefuseClone3Pidfd(const Napi::CallbackInfo& info) {
+  return Marshal(info, [&] {
+    if (info.Length() != 1 || !info[0].IsNumber()) {
+      ThrowTypeError(info.Env(), "debugRefuseClone3Pidfd(count): count must be a number");
+    }
+    double count = info[0].As<Napi::Number>().DoubleValue();
+    if (!(count >= 0 && count <= 1000) || count != std::trunc(count)) {
+      ThrowTypeError(info.Env(), "debugRefuseClone3Pidfd(count): count must be an integer 0-1000");
+    }
+    clone3_refuse_pidfd(static_cast<int>(count));
+    return info.Env().Undefined();
+  });
+}
+
 Napi::Value DebugCounters(const Napi::CallbackInfo& info) {
   return Marshal(info, [&] {
     Napi::Object out = Napi::Object::New(info.Env());
     out.Set("reapRetries", Napi::Number::New(info.Env(), static_cast<double>(reap_retries())));
     out.Set("invalidWatchMoves",
             Napi::Number::New(info.Env(), static_cast<double>(InvalidWatchMoves())));
+    out.Set("clone3Children",
+            Napi::Number::New(info.Env(), static_cast<double>(clone3_children())));
     out.Set("deadlinesPending",
             Napi::Number::New(info.Env(), static_cast<double>(deadline_keeper_pending())));
     return out;

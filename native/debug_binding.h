@@ -3,7 +3,9 @@
 // (core/deadline_keeper.h: runs the keeper has scheduled); and
 // debugRefuseNotifies(n): the exit watch's thread treats its next n
 // thread-safe-function calls as refused by Node-API (watch_events.cc), as a
-// call that finds no memory would be.
+// call that finds no memory would be; debugRefuseClone3Pidfd(n): the next n
+// clone3 calls that ask CLONE_PIDFD fail with EINVAL (core/clone3.h), and
+// debugCounters().clone3Children counts the children clone3 started.
 #pragma once
 
 #include <napi.h>
@@ -12,6 +14,7 @@ namespace exactspawn {
 
 Napi::Value DebugCounters(const Napi::CallbackInfo& info);
 Napi::Value DebugRefuseNotifies(const Napi::CallbackInfo& info);
+Napi::Value DebugRefuseClone3Pidfd(const Napi::CallbackInfo& info);
 // True (once per refusal asked for) when the next call is to be refused; any thread.
 bool DebugRefuseNotify();
 

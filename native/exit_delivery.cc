@@ -18,6 +18,7 @@
 #include "core/signal_names.h"
 #include "spawn_args.h"
 #include "system_error.h"
+#include "tree_usage.h"
 #include "watch_state.h"
 
 namespace exactspawn {
@@ -70,12 +71,9 @@ bool SetKnown(napi_env env, napi_value object, const char* key, int64_t number) 
 // exit.tree: what a contained step's whole tree used (core/cgroup.h).
 bool TreeToJs(napi_env env, const CgroupUsage& usage, napi_value* out) {
   napi_value tree;
-  if (napi_create_object(env, &tree) != napi_ok ||
-      !SetKnown(env, tree, "userCpuMicros", usage.user_micros) ||
-      !SetKnown(env, tree, "systemCpuMicros", usage.system_micros) ||
-      !SetKnown(env, tree, "memoryPeakBytes", usage.memory_peak) ||
-      !SetKnown(env, tree, "oomKills", usage.oom_kills)) {
-    return false;
+  if (napi_create_object(env, &tree) != napi_ok) return false;
+  for (const TreeUsageField& field : kTreeUsageFields) {
+    if (!SetKnown(env, tree, field.key, usage.*field.member)) return false;
   }
   *out = tree;
   return true;

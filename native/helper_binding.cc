@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "core/child_path.h"
+#include "core/helper_file.h"
 #include "system_error.h"
 
 namespace exactspawn {
@@ -12,14 +12,16 @@ namespace {
 
 Napi::Value Status(Napi::Env env) {
   const char* path = nullptr;
+  const char* reason = nullptr;
   StepFailure failure;
-  const char* run = helper_run(&path, &failure);
+  const char* run = helper_run(&path, &failure, &reason);
   Napi::Object out = Napi::Object::New(env);
   std::string where = path;
   out.Set("path", Napi::String::New(env, where));
   out.Set("run", Napi::String::New(env, run != nullptr ? run : "unset"));
   if (run != nullptr && failure.err != 0) {
     out.Set("error", SystemError(env, failure, &where).Value());
+    if (reason != nullptr && reason[0] != '\0') out.Set("reason", Napi::String::New(env, reason));
   }
   return out;
 }

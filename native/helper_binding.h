@@ -1,4 +1,4 @@
-// helper_binding.h — marshals the exec helper's location (core/child_path.h):
+// helper_binding.h — marshals the exec helper's location (core/helper_file.h):
 //   setHelperPath(path: string) (the loader calls it once, with the helper
 //     beside the loaded .node; tests may call it again; opened at first use)
 //   helperStatus() → HelperStatus (opens it now if not yet)

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "core/child_path.h"
+#include "core/helper_file.h"
 #include "core/pipe.h"
 #include "core/spawn_process.h"
 #include "system_error.h"

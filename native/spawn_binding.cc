@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "child_watch.h"
+#include "core/pid_namespace.h"
 #include "core/watchdog.h"
 #include "deadline_args.h"
 #include "spawn_args.h"
@@ -171,6 +172,13 @@ Napi::Value SpawnChecked(const Napi::CallbackInfo& info) {
     start.file = args.file;
     start.cwd = args.cwd;
   }
+  // A PID-namespace step: its leader, watched by the host too (leader_watch.cc);
+  // closed here unless the watch took it.
+  OwnedFd leader_pidfd;
+  if (start.fd >= 0 && args.controls.controls.pid_namespace != PidNamespace::kNone) {
+    leader_pidfd.fd = receive_leader_pidfd(start.fd);
+    start.leader_pidfd = leader_pidfd.fd;
+  }
   // The watch owns the pidfd from here on, whatever happens.
   const int pidfd = child.pidfd.fd;
   child.pidfd.fd = -1;
@@ -178,6 +186,7 @@ Napi::Value SpawnChecked(const Napi::CallbackInfo& info) {
       env, child.pid, on_exit.As<Napi::Function>(), capture, &parent_ends, extras.cleanup, &start,
       extras.has_deadline ? &extras.deadline : nullptr, &child.cgroup, positional, pidfd);
   child.start_status.fd = start.fd;  // -1 once the watch owns it
+  leader_pidfd.fd = start.leader_pidfd;
   if (uncaptured_pipe) {
     Napi::Array fds = Napi::Array::New(env, parent_ends.size());
     for (size_t i = 0; i < parent_ends.size(); ++i) {

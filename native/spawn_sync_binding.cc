@@ -15,11 +15,13 @@
 #include <cstdint>
 #include <string>
 
+#include "core/pid_namespace.h"
 #include "core/run_sync.h"
 #include "core/signal_names.h"
 #include "deadline_args.h"
 #include "spawn_args.h"
 #include "system_error.h"
+#include "tree_usage.h"
 
 namespace exactspawn {
 
@@ -41,10 +43,9 @@ Napi::Value Known(Napi::Env env, int64_t number) {
 // result.tree: what a contained step's whole tree used (as the exit watch's).
 Napi::Object TreeOf(Napi::Env env, const CgroupUsage& usage) {
   Napi::Object tree = Napi::Object::New(env);
-  tree.Set("userCpuMicros", Known(env, usage.user_micros));
-  tree.Set("systemCpuMicros", Known(env, usage.system_micros));
-  tree.Set("memoryPeakBytes", Known(env, usage.memory_peak));
-  tree.Set("oomKills", Known(env, usage.oom_kills));
+  for (const TreeUsageField& field : kTreeUsageFields) {
+    tree.Set(field.key, Known(env, usage.*field.member));
+  }
   return tree;
 }
 
@@ -83,6 +84,10 @@ Napi::Value SpawnSyncChecked(const Napi::CallbackInfo& info) {
   run.pidfd = child.pidfd.fd;
   child.pidfd.fd = -1;  // run_sync owns it now
   run.cgroup_path = child.cgroup.path.empty() ? nullptr : child.cgroup.path.c_str();
+  // A PID-namespace step: its leader, watched by the run too (run_sync.h).
+  if (child.start_status.fd >= 0 && args.controls.controls.pid_namespace != PidNamespace::kNone) {
+    run.leader_pidfd = receive_leader_pidfd(child.start_status.fd);
+  }
   std::vector<int>& ends = child.parent_ends.fds;
   run.stdin_fd = ends[0];
   run.output_fds[0] = ends[1];
@@ -104,6 +109,9 @@ Napi::Value SpawnSyncChecked(const Napi::CallbackInfo& info) {
   const bool contained = !child.cgroup.path.empty();
   if (contained) end_step_cgroup(&child.cgroup, -1, &usage);
   if (run_error < 0) throw SystemError(env, failure, &args.file);
+  // The leader's status from its zombie, where the run killed its init; the
+  // init's own report (read next) replaces it when there is one.
+  if (outcome.leader_exit_known) set_exit_status(outcome.leader_wait_status, &outcome.exit);
   // A credential-changing child was not waited for at its start: the run has
   // reaped it, so its report (if it failed before exec) is in the pipe now.
   ThrowIfStartFailed(env, args, &child, &outcome.exit);

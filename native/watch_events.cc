@@ -56,6 +56,8 @@ void Dispatch(EnvState* s) {
       OnPipeReady(source.reader);
     } else if (source.tree) {
       OnTreeReady(source.watch);
+    } else if (source.leader) {
+      OnLeaderReady(source.watch);
     } else {
       OnPidfdReady(source.watch);
     }
@@ -200,6 +202,23 @@ int WatchFd(Watch* w, Reader* r, int fd, uint64_t* token) {
   uint64_t id = s->next_token++;
   try {
     s->sources.emplace(id, Source{w, r, false});
+  } catch (const std::bad_alloc&) {
+    return -ENOMEM;
+  }
+  int err = s->events.add(fd, id);
+  if (err < 0) {
+    s->sources.erase(id);
+    return err;
+  }
+  *token = id;
+  return 0;
+}
+
+int WatchLeaderFd(Watch* w, int fd, uint64_t* token) {
+  EnvState* s = w->state;
+  uint64_t id = s->next_token++;
+  try {
+    s->sources.emplace(id, Source{w, nullptr, false, true});
   } catch (const std::bad_alloc&) {
     return -ENOMEM;
   }

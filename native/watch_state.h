@@ -82,6 +82,14 @@ struct Watch {
   // failed start is delivered as start_error with the step and its path.
   int start_status_fd = -1;
   int start_error = 0;
+  // A PID-namespace step's leader, watched by its own pidfd (leader_watch.cc)
+  // besides the init's: when it has ended the init is SIGKILLed, whatever a
+  // tracer does to it, and its status (read while it was a zombie) replaces
+  // the init's when the init could not report it.
+  int leader_pidfd = -1;
+  uint64_t leader_token = 0;
+  bool leader_exit_known = false;
+  int leader_wait_status = 0;
   ChildPathFailure start_failure;
   std::string start_file;
   std::string start_cwd;
@@ -122,6 +130,7 @@ struct Source {
   Watch* watch;
   Reader* reader;
   bool tree = false;
+  bool leader = false;  // the watch's leader_pidfd
 };
 
 struct EnvState {
@@ -187,6 +196,8 @@ void StopWatchEvents(EnvState* s);
 Napi::Value UseHostLoop(const Napi::CallbackInfo& info);
 // Registers fd; 0 or -errno (epoll_ctl).
 int WatchFd(Watch* w, Reader* r, int fd, uint64_t* token);
+// Registers a PID-namespace leader's pidfd; 0 or -errno.
+int WatchLeaderFd(Watch* w, int fd, uint64_t* token);
 // Registers a cgroup.events fd (its news is EPOLLPRI); 0 or -errno.
 int WatchTreeFd(Watch* w, int fd, uint64_t* token);
 // Asks for one more report of a registered cgroup.events fd.
@@ -217,6 +228,17 @@ void OnPipeReady(Reader* r);
 void StopReader(Reader* r, bool close_fd_too);
 // Stops every reader still active, closing its fd: its output ends here.
 void EndCapture(Watch* w);
+
+// leader_watch.cc
+// Watches a PID-namespace step's leader by `pidfd` (owned from the call on;
+// closed when it cannot be registered: the step then ends through its init).
+void WatchLeader(Watch* w, int pidfd);
+// The leader's pidfd turned readable (or a retry is due).
+void OnLeaderReady(Watch* w);
+// Stops watching the leader and closes its pidfd (any time; idempotent).
+void StopWatchingLeader(Watch* w);
+// At the init's reap: the leader's status when its init did not report it.
+void ApplyLeaderExit(Watch* w, bool leader_reported);
 
 // tree_watch.cc
 // The leader of a contained step is reaped: kill its cgroup and queue the

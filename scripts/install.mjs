@@ -7,13 +7,29 @@
 // 3. else (or when that build fails) it says in one line what is missing and
 //    that the library runs on its child_process fallback, and exits 0.
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, existsSync } from "node:fs";
+import { accessSync, closeSync, constants, existsSync, openSync, writeSync } from "node:fs";
 import { createRequire } from "node:module";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const say = (line) => process.stderr.write(`exactspawn: ${line}\n`);
+/** Lines the user must see during a long install: on stderr, and on the terminal when there is one. */
+function tell(...lines) {
+  const text = lines.map((line) => `exactspawn: ${line}\n`).join("");
+  process.stderr.write(text);
+  if (process.stderr.isTTY) return; // already on the terminal (--foreground-scripts)
+  let tty;
+  try {
+    tty = openSync("/dev/tty", "w");
+    // From column 1 on a cleared line: npm draws its progress spinner there.
+    writeSync(tty, `\r\x1b[K${text}`);
+  } catch {
+    // No controlling terminal (CI, a service): stderr only.
+  } finally {
+    if (tty !== undefined) closeSync(tty);
+  }
+}
 
 /** The loader's verdict, asked of a fresh process (a rebuilt file must be loaded anew). */
 function status() {
@@ -93,11 +109,31 @@ if (missing.length > 0 || gyp === undefined) {
   );
   process.exit(0);
 }
-say(`no prebuilt addon fits ${first.platform}; building it from source`);
+// npm (7 and later) shows an install script's output only when it fails:
+// the user would wait minutes in silence. What is built and why goes to the
+// terminal itself when there is one, and to stderr (shown with
+// --foreground-scripts, and in npm's log).
+tell(
+  `no prebuilt addon fits ${first.platform}: building it from source ` +
+    "(node-gyp: the addon and its exec helper; a minute or two on an idle machine, " +
+    "much longer on a busy one)",
+  "npm shows this build's output only if it fails; `npm install --foreground-scripts` shows it as it runs",
+);
+const started = Date.now();
 const build = spawnSync(gyp[0], [gyp[1], "rebuild"], { cwd: root, stdio: "inherit" });
 const after = build.status === 0 ? status() : undefined;
+const took = `${Math.round((Date.now() - started) / 1000)} s`;
 if (after?.loaded) {
-  say(`native addon built and ready on ${after.platform}`);
+  const helper = after.helper?.run === "unavailable" ? after.helper : undefined;
+  tell(
+    `native addon built from source in ${took} and ready on ${after.platform}`,
+    ...(helper === undefined
+      ? []
+      : [
+          `built without its exec helper (${helper.reason ?? helper.error?.code ?? "missing"}): ` +
+            "steps with uid/gid, sandbox or a PID-namespace containment fail naming it",
+        ]),
+  );
 } else {
   const why = after === undefined ? `node-gyp rebuild exited with ${build.status}` : after.reason;
   say(`the source build did not give a loadable addon (${why}): installed; ${FALLBACK}`);

@@ -95,7 +95,13 @@ function nodedir() {
 /** A scratch copy of what node-gyp needs, so build/ in the tree is left alone. */
 function scratchSources() {
   const dir = mkdtempSync(join(tmpdir(), "exactspawn-prebuild-"));
-  for (const path of ["binding.gyp", "native", "scripts/native-stamp.mjs", "package.json"]) {
+  for (const path of [
+    "binding.gyp",
+    "native",
+    "scripts/native-stamp.mjs",
+    "scripts/static-libc.mjs",
+    "package.json",
+  ]) {
     cpSync(join(root, path), join(dir, path), { recursive: true });
   }
   symlinkSync(join(root, "node_modules"), join(dir, "node_modules"));

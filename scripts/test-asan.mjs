@@ -32,7 +32,13 @@ const gccFile = (name) =>
 
 rmSync(scratch, { recursive: true, force: true });
 mkdirSync(join(scratch, "scripts"), { recursive: true });
-for (const item of ["binding.gyp", "native", "package.json", "scripts/native-stamp.mjs"]) {
+for (const item of [
+  "binding.gyp",
+  "native",
+  "package.json",
+  "scripts/native-stamp.mjs",
+  "scripts/static-libc.mjs",
+]) {
   cpSync(join(root, item), join(scratch, item), { recursive: true });
 }
 symlinkSync(join(root, "node_modules"), join(scratch, "node_modules"));

@@ -13,6 +13,11 @@
 //   - that command runs the install script, which says in one line what is
 //     missing and that the fallback is in use;
 //   - the untouched tarball loads its prebuild, with or without its script.
+//   - without prebuild, with a toolchain that cannot link a static program (no
+//     libc.a), on a terminal: the install says before the build what it builds
+//     and why, and after it how long it took and that the exec helper was left
+//     out; the addon loads, plain spawns are native, a uid step and
+//     `exactspawn sandbox` name the helper and why;
 //   - the untouched tarball keeps each exec helper at mode 0755 (tar's listing)
 //     and runs its helper from its own file.
 // Uses the npm cache (--prefer-offline): run after `npm ci`.
@@ -185,6 +190,110 @@ try {
       said,
     );
     if (lines[0]) console.log(`     ${lines[0]}`);
+  }
+
+  // A source build where the toolchain cannot link a static program (no
+  // libc.a: Fedora/RHEL without glibc-static), simulated by a g++ that fails
+  // a -static link as ld does there; the rest of the toolchain is the real one.
+  // Run on a terminal (script(1)) the way a user runs npm install, whose
+  // transcript is what the user sees.
+  {
+    const nostatic = join(scratch, "nostatic");
+    mkdirSync(nostatic);
+    writeFileSync(
+      join(nostatic, "g++"),
+      `#!/bin/sh
+for arg in "$@"; do
+  if [ "$arg" = "-static" ]; then
+    echo "/usr/bin/ld: cannot find -lc: No such file or directory" >&2
+    echo "collect2: error: ld returned 1 exit status" >&2
+    exit 1
+  fi
+done
+exec ${which("g++")} "$@"
+`,
+      { mode: 0o755 },
+    );
+    const built = { ...env, PATH: `${nostatic}:${process.env.PATH}` };
+    const project = join(scratch, "source-build");
+    mkdirSync(project);
+    writeFileSync(
+      join(project, "package.json"),
+      JSON.stringify({ name: "source-build", private: true, type: "module" }),
+    );
+    const command = `npm install --prefer-offline --no-audit --no-fund ${stripped}`;
+    const started = Date.now();
+    const run = spawnSync("script", ["-qec", command, "/dev/null"], {
+      cwd: project,
+      encoding: "utf8",
+      env: built,
+    });
+    const seen = run.stdout.replace(/\r/g, "");
+    console.log(`     npm install (source build): exit ${run.status}, ${Date.now() - started} ms`);
+    // What the terminal shows of each line: after its last cursor move and line clear.
+    const lines = seen
+      .split("\n")
+      .map((l) => l.split(/\x1b\[(?:1G|0?K)/).pop() ?? "")
+      .filter((l) => l.startsWith("exactspawn: "));
+    for (const line of lines) console.log(`     | ${line}`);
+    check(
+      run.status === 0 && /building it from source/.test(lines[0] ?? ""),
+      "a source build says on the terminal what it builds and why, before it starts",
+      seen,
+    );
+    check(
+      lines.some((l) => /built from source in \d+ s/.test(l)) &&
+        lines.some((l) => /without its exec helper .*static/.test(l)),
+      "and, when done, how long it took and that the exec helper was left out (no static libc)",
+      seen,
+    );
+    const use = spawnSync(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `import { spawn, nativeStatus } from "exactspawn";
+        const status = nativeStatus();
+        const plain = await spawn("/bin/echo", ["native"]);
+        let step;
+        try { await spawn("/bin/true", [], { uid: process.getuid(), gid: process.getgid() }); }
+        catch (e) { step = { step: e.step, code: e.code, message: e.message }; }
+        console.log(JSON.stringify({ loaded: status.loaded, helper: status.helper, plain: plain.stdout, step }));`,
+      ],
+      { cwd: project, encoding: "utf8", env: built },
+    );
+    let report;
+    try {
+      report = JSON.parse(use.stdout);
+    } catch {}
+    check(
+      report?.loaded === true && report.plain === "native\n" && use.stderr === "",
+      "the addon built without the helper loads, and plain spawns run on the native engine",
+      `${use.stdout}${use.stderr}`,
+    );
+    check(
+      report?.helper?.run === "unavailable" && /static/.test(report.helper.reason ?? ""),
+      `nativeStatus().helper: ${report?.helper?.run}: ${report?.helper?.reason}`,
+      use.stdout,
+    );
+    check(
+      report?.step?.step === "helper" &&
+        report.step.code === "ENOENT" &&
+        /glibc-static/.test(report.step.message),
+      `a uid step fails naming the helper and why: ${report?.step?.message}`,
+      use.stdout,
+    );
+    const cli = spawnSync(
+      process.execPath,
+      [join(project, "node_modules/exactspawn/dist/cli.js"), "sandbox"],
+      { cwd: project, encoding: "utf8", env: built },
+    );
+    const row = cli.stdout.split("\n").find((l) => l.startsWith("exec helper"));
+    check(
+      cli.status === 1 && /cannot run: .*glibc-static/.test(row ?? ""),
+      `exactspawn sandbox: ${row}`,
+      `${cli.stdout}${cli.stderr}`,
+    );
   }
 
   for (const [label, flags] of [

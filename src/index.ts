@@ -102,6 +102,7 @@ export {
   ContainmentError,
   type ContainOption,
   type ContainSettings,
+  type LimitEvents,
   type PidNamespaceContainedReport,
 } from "./spawn/contain.js";
 export {

@@ -51,12 +51,27 @@ export interface RawChildExit {
   exitedAt?: number | null;
 }
 
-/** cpu.stat, memory.peak and memory.events of a contained step's cgroup, read before its removal. */
+/**
+ * cpu.stat, memory.peak, memory.events and pids.events of a contained step's
+ * cgroup, read before its removal (native/tree_usage.h): null where the
+ * kernel did not say (the controller not enabled).
+ */
 export interface RawTreeUsage {
   readonly userCpuMicros: number | null;
   readonly systemCpuMicros: number | null;
   readonly memoryPeakBytes: number | null;
+  /** memory.events oom_kill. */
   readonly oomKills: number | null;
+  /** memory.events max. */
+  readonly memoryMaxEvents: number | null;
+  /** memory.events oom. */
+  readonly oomEvents: number | null;
+  /** pids.events max. */
+  readonly pidsMaxEvents: number | null;
+  /** cpu.stat throttled_usec. */
+  readonly cpuThrottledMicros: number | null;
+  /** cpu.stat nr_throttled. */
+  readonly cpuThrottledPeriods: number | null;
 }
 
 /**
@@ -349,9 +364,17 @@ export interface NativeBinding {
    * holds it); invalidWatchMoves counts refused moves of a watch's lifetime (always 0 unless
    * the addon has a bug; refused, never fatal).
    */
-  debugCounters?(): { reapRetries: number; invalidWatchMoves: number; deadlinesPending?: number };
+  debugCounters?(): {
+    reapRetries: number;
+    invalidWatchMoves: number;
+    deadlinesPending?: number;
+    /** Children started by clone3 (a contained step created in its cgroup). */
+    clone3Children?: number;
+  };
   /** For tests: the exit watch's thread treats its next `count` hand-overs to JavaScript as refused. */
   debugRefuseNotifies?(count: number): void;
+  /** For tests: the next `count` clone3 calls that ask CLONE_PIDFD fail with EINVAL, as a kernel refusing the flag. */
+  debugRefuseClone3Pidfd?(count: number): void;
   /**
    * Asks for the host's event loop to wait for exits (true) or for the addon's
    * own thread (false); call before the first spawn. Returns what is used.
@@ -365,6 +388,10 @@ export interface NativeBinding {
   setHelperPath?(path: string): void;
   /** How the exec helper runs (opening it now if not yet; see `setHelperPath`). */
   helperStatus?(): HelperStatus;
+  /** prctl(PR_SET_DUMPABLE, flag) for this process → 0 or -errno (src/host-dumpable.ts decides). */
+  setDumpable?(flag: boolean): number;
+  /** prctl(PR_GET_DUMPABLE): 0, 1, 2, or -errno. */
+  dumpable?(): number;
 }
 
 /**
@@ -377,6 +404,12 @@ export interface HelperStatus {
   readonly path: string;
   readonly run: "file" | "memory" | "unavailable" | "unset";
   readonly error?: Error;
+  /**
+   * Why it cannot run where `error`'s code alone does not say: built for
+   * another architecture ("built for aarch64, this process runs x86_64"), or
+   * the build's note of why it left the helper out (no static C library).
+   */
+  readonly reason?: string;
 }
 
 /** The exec helper's file name, beside the addon's `.node` (build/Release, prebuilds/<platform>). */
@@ -520,4 +553,29 @@ export function nativeStatus(): NativeStatus {
 export function disableNative(): void {
   forcedOff = true;
   cached = undefined;
+}
+
+/**
+ * Why the exec helper cannot run, in one line (its error's message and, where
+ * the code alone does not say it, the reason), or undefined when it can.
+ */
+export function helperUnavailable(binding: NativeBinding | null): string | undefined {
+  const status = binding?.helperStatus?.();
+  if (status?.run !== "unavailable") return undefined;
+  const what = status.error?.message ?? `unavailable: ${status.path}`;
+  return status.reason === undefined ? what : `${what} (${status.reason})`;
+}
+
+/**
+ * A step error of the exec helper ("helper": missing, another architecture's
+ * build, left out of the build) with the reason added where its code does not
+ * say it; any other value as it is.
+ */
+export function explainHelperFailure<T>(error: T, binding: NativeBinding | null): T {
+  if (!(error instanceof Error) || (error as { step?: unknown }).step !== "helper") return error;
+  const reason = binding?.helperStatus?.().reason;
+  if (reason !== undefined && !error.message.includes(reason)) {
+    error.message = `${error.message} (${reason})`;
+  }
+  return error;
 }

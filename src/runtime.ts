@@ -48,8 +48,10 @@ import {
   maxUntrustedKeysOption,
 } from "./env/untrusted-keys.js";
 import { compareNames, displayName } from "./errors.js";
-import { assertKnownOptions, knownKeys } from "./known-options.js";
+import { guardHostProc } from "./host-dumpable.js";
+import { knownKeys, ownOptions, ownProperties } from "./known-options.js";
 import { type Logger, libraryChild } from "./log.js";
+import { nativeBinding } from "./native.js";
 import { type ContainOption, normalizeContain } from "./spawn/contain.js";
 import type { KnownKeys, NoOptions, OutputOf, ResultOf } from "./spawn/output-type.js";
 import { normalizeSandbox, type SandboxOptions } from "./spawn/sandbox.js";
@@ -169,6 +171,17 @@ export interface RuntimeOptions {
    * "throw" refuses to start the child with UntrustedSkipError naming them.
    */
   readonly untrustedSkips?: UntrustedSkips;
+  /**
+   * Leave the host process dumpable. By default createRuntime makes the host
+   * non-dumpable (prctl PR_SET_DUMPABLE 0, for the rest of its life), so that
+   * steps of its own uid cannot read its exec-time environment, with the
+   * tokens in it, at /proc/<host>/environ, nor its memory. The cost: no core
+   * dumps of the host, its own /proc/self/environ unreadable to itself
+   * (unless root), no same-uid debugger attaching (docs/security.md).
+   * A root host's steps are not kept out this way: give them `uid` or
+   * `sandbox`. Default false.
+   */
+  readonly hostDumpable?: boolean;
 }
 
 /** The keys createRuntime accepts; any other key is a TypeError. One per line. */
@@ -200,6 +213,7 @@ export const RUNTIME_OPTION_KEYS = knownKeys<RuntimeOptions>({
   contain: true,
   maxUntrustedKeys: true,
   untrustedSkips: true,
+  hostDumpable: true,
 });
 /** The keys runtime.buildEnv accepts. */
 export const BUILD_ENV_OPTION_KEYS = knownKeys<BuildEnvOptions>({
@@ -214,24 +228,35 @@ const PROTECTED_KEYS = knownKeys<NonNullable<RuntimeOptions["protected"]>>({
   prefixes: true,
 });
 
-/** An optional nested option object: absent, or a plain object with known keys only. */
-function nestedOption(value: unknown, known: ReadonlySet<string>, label: string): void {
-  if (value === undefined) return;
+/** An optional nested option object: absent, or a plain object with known keys only, read as its own properties. */
+function nestedOption<T extends object>(
+  value: T | undefined,
+  known: ReadonlySet<string>,
+  label: string,
+): T | undefined {
+  if (value === undefined) return undefined;
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new TypeError(`createRuntime: options.${label} must be an object`);
   }
-  assertKnownOptions(value, known, `createRuntime: options.${label}`);
+  return ownOptions(value, known, `createRuntime: options.${label}`);
 }
 
-/** Throws TypeError for an unknown key or a wrong-typed value no other check covers. */
-function validateRuntimeOptions(options: unknown): asserts options is RuntimeOptions {
+/**
+ * The options as createRuntime reads them: own properties only, each read
+ * once, nested objects too (ownOptions). Throws TypeError for an unknown key
+ * or a wrong-typed value no other check covers.
+ */
+function readRuntimeOptions(options: unknown): RuntimeOptions {
   if (options === null || typeof options !== "object") {
     throw new TypeError("createRuntime: options must be an object");
   }
-  assertKnownOptions(options, RUNTIME_OPTION_KEYS, "createRuntime");
-  const o = options as RuntimeOptions;
-  nestedOption(o.denylist, DENYLIST_KEYS, "denylist");
-  nestedOption(o.protected, PROTECTED_KEYS, "protected");
+  const o: { -readonly [K in keyof RuntimeOptions]: RuntimeOptions[K] } = ownOptions(
+    options as RuntimeOptions,
+    RUNTIME_OPTION_KEYS,
+    "createRuntime",
+  );
+  o.denylist = nestedOption(o.denylist, DENYLIST_KEYS, "denylist");
+  o.protected = nestedOption(o.protected, PROTECTED_KEYS, "protected");
   if (o.caseInsensitive !== undefined && typeof o.caseInsensitive !== "boolean") {
     throw new TypeError("createRuntime: options.caseInsensitive must be a boolean");
   }
@@ -239,6 +264,14 @@ function validateRuntimeOptions(options: unknown): asserts options is RuntimeOpt
   if (log !== undefined && (log === null || typeof log.warn !== "function")) {
     throw new TypeError("createRuntime: options.logger must be a pino logger");
   }
+  return o;
+}
+
+/** The options a runtime gives a call its defaults for. */
+interface StepDefaults {
+  readonly sandbox?: SandboxOptions;
+  readonly contain?: ContainOption;
+  readonly cleanup?: boolean;
 }
 
 /** The one named compatibility preset (see RuntimeOptions.preset). */
@@ -404,8 +437,8 @@ function correlationValue(value: unknown, label: string): string | undefined {
  * parentEnv, sessionEnv, overlay or hostEnv. No message echoes a value.
  * Logs (WARN, name and size) each parent variable too large to pass.
  */
-export function createRuntime(options: RuntimeOptions = {}): Runtime {
-  validateRuntimeOptions(options);
+export function createRuntime(given: RuntimeOptions = {}): Runtime {
+  const options = readRuntimeOptions(given);
   const hostPrefix = prefixOption(options.hostPrefix, "hostPrefix", DEFAULT_HOST_PREFIX);
   const stepPrefix = prefixOption(options.stepPrefix, "stepPrefix", DEFAULT_STEP_PREFIX);
   const caseInsensitive = options.caseInsensitive === true;
@@ -413,6 +446,9 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     throw new TypeError("createRuntime: options.cleanup must be a boolean");
   }
   const stepCleanup = options.cleanup ?? true;
+  if (options.hostDumpable !== undefined && typeof options.hostDumpable !== "boolean") {
+    throw new TypeError("createRuntime: options.hostDumpable must be a boolean");
+  }
   const maxUntrustedKeys = maxUntrustedKeysOption(options.maxUntrustedKeys, "createRuntime");
   const untrustedSkips = untrustedSkipsOption(options.untrustedSkips, "createRuntime");
   const list = (
@@ -529,11 +565,12 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   // is built once, frozen, and handed out again (so what spawn derives from
   // it, the validated and packed envp, is kept too).
   let fixedLayered: LayeredEnv | undefined;
-  const buildEnv = (build: BuildEnvOptions = {}): LayeredEnv => {
-    if (build === null || typeof build !== "object") {
+  const buildEnv = (given: BuildEnvOptions = {}): LayeredEnv => {
+    if (given === null || typeof given !== "object") {
       throw new TypeError("buildEnv: options must be an object");
     }
-    assertKnownOptions(build, BUILD_ENV_OPTION_KEYS, "buildEnv");
+    // Own properties only: an inherited `context` or `extra` is no layer.
+    const build = ownOptions(given, BUILD_ENV_OPTION_KEYS, "buildEnv");
     const stepValues = build.stepValues;
     if (stepValues !== undefined && !(stepValues instanceof Map)) {
       throw new TypeError("stepValues must be a Map of name to value");
@@ -606,21 +643,30 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
 
   const sandbox = options.sandbox;
   if (sandbox !== undefined) normalizeSandbox("createRuntime", sandbox);
-  const sandboxed = <T extends { readonly sandbox?: SandboxOptions }>(given: T | undefined): T =>
-    given?.sandbox !== undefined || sandbox === undefined
-      ? (given ?? ({} as T))
-      : ({ ...given, sandbox } as T);
-
   const contain = options.contain;
   if (contain !== undefined) normalizeContain("createRuntime", contain);
-  // A call's own `contain` wins; else the runtime's; else the kind's default.
-  const contained = <T extends { readonly contain?: ContainOption }>(
-    given: T,
-    kindDefault: ContainOption | undefined,
-  ): T => {
-    const chosen = given.contain ?? contain ?? kindDefault;
-    return chosen === given.contain ? given : ({ ...given, contain: chosen } as T);
+  // A call's options as the step reads them (own properties, each read once),
+  // with the runtime's sandbox and containment where the call gives none:
+  // its own `contain` wins, else the runtime's, else the kind's default.
+  // Anything but an object is passed on for the step to refuse.
+  const withDefaults = <T extends StepDefaults>(
+    given: T | undefined,
+    kindDefault: (own: T) => ContainOption | undefined,
+  ): T | undefined => {
+    if (given !== undefined && (given === null || typeof given !== "object")) return given;
+    const own = ownProperties(given ?? ({} as T)) as { -readonly [K in keyof T]: T[K] };
+    if (own.sandbox === undefined && sandbox !== undefined) own.sandbox = sandbox;
+    if (own.contain === undefined) {
+      const chosen = contain ?? kindDefault(own);
+      if (chosen !== undefined) own.contain = chosen;
+    }
+    return own;
   };
+
+  // Every option is valid: from here on the host keeps its /proc entries from
+  // its steps (src/host-dumpable.ts), unless this runtime opted out. Its one
+  // warning is the process's, like the fallback's: the library logger.
+  if (options.hostDumpable !== true) guardHostProc(nativeBinding());
 
   return Object.freeze({
     config,
@@ -634,9 +680,8 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
         host,
         command,
         // A step asked to outlive its host (cleanup: false) is not contained by default either.
-        contained(
-          sandboxed(bashOptions),
-          (bashOptions?.cleanup ?? stepCleanup) ? "best-effort" : undefined,
+        withDefaults(bashOptions, (own) =>
+          (own.cleanup ?? stepCleanup) ? "best-effort" : undefined,
         ),
       )) as Runtime["bash"],
     planBash: (command: string, bashOptions?: BashStepOptions) =>
@@ -650,7 +695,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
         host,
         file,
         args,
-        contained(sandboxed(spawnOptions), undefined),
+        withDefaults(spawnOptions, () => undefined),
       )) as Runtime["spawn"],
   });
 }

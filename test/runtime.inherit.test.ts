@@ -130,6 +130,10 @@ describe("a runtime's steps inherit the essentials only by default", () => {
     expect(notices[0]).toMatchObject({ level: 40, notInherited: SECRETS.length + 1 });
     expect(notices[0]?.["names"]).toEqual([...SECRETS, "EDITOR"].sort());
     expect(log.lines.join("\n")).not.toContain("secret-of-");
+    // A root host is told that its own environment stays readable to its steps.
+    const root = process.geteuid?.() === 0;
+    expect(notices[0]?.["rootHost"]).toBe(root ? true : undefined);
+    if (root) expect(String(notices[0]?.["msg"])).toMatch(/uid or sandbox/);
     // A host that chose its environment gets no notice.
     const chosen = captureLog();
     await createRuntime({ parentEnv, inherit: "essentials", logger: chosen.logger }).bash("true");

@@ -5,8 +5,10 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -92,31 +94,90 @@ int64_t keyed_value(const std::string& text, const char* key) {
 
 std::mutex subtree_mutex;
 // The sub-trees this process made, by parent (a handful at most).
-std::vector<std::string> subtree_parents;
+struct Subtree {
+  std::string parent;
+  std::string path;
+};
+std::vector<Subtree> subtrees;
 std::atomic<uint64_t> next_step{0};
 
-// "<parent>/exactspawn-<pid>", made once per parent and registered with the
-// watchdog. Caller reports failures with *failure.
+// 64 bits no other host life draws: getrandom(2), else (no entropy yet at
+// early boot) the clock and this process's own addresses mixed.
+uint64_t life_token() {
+  uint64_t token = 0;
+  if (getrandom(&token, sizeof token, GRND_NONBLOCK) == static_cast<ssize_t>(sizeof token))
+    return token;
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  token = static_cast<uint64_t>(now.tv_sec) * 1000000007ULL + static_cast<uint64_t>(now.tv_nsec);
+  return token ^ reinterpret_cast<uintptr_t>(&token) ^ (static_cast<uint64_t>(getpid()) << 40);
+}
+
+// The controllers a step's cgroup may use (limits, the peak, the limit
+// events): each enabled once in the sub-tree where the parent delegates it,
+// so every step reports the same whatever earlier steps asked (enabled per
+// limit, the first plain steps had no memory.peak and later ones had). A
+// controller the kernel refuses to enable here is left off: the steps then
+// report null for it, and a limit that needs it names the refusal
+// (make_step_cgroup enables a limit's controller again, and fails there).
+constexpr const char* kControllers[] = {"memory", "pids", "cpu"};
+
+// Whether `name` is a word of a space-separated list (cgroup.controllers).
+bool lists(const std::string& words, const char* name) {
+  const size_t length = strlen(name);
+  for (size_t at = words.find(name); at != std::string::npos; at = words.find(name, at + 1)) {
+    const bool starts = at == 0 || words[at - 1] == ' ';
+    const size_t end = at + length;
+    if (starts && (end == words.size() || words[end] == ' ' || words[end] == '\n')) return true;
+  }
+  return false;
+}
+
+void enable_controllers(const std::string& subtree) {
+  std::string available;
+  if (read_file(subtree + "/cgroup.controllers", &available) < 0) return;
+  const std::string control = subtree + "/cgroup.subtree_control";
+  for (const char* controller : kControllers) {
+    if (lists(available, controller)) write_file(control, (std::string("+") + controller).c_str());
+  }
+}
+
+// "<parent>/exactspawn-<pid>-<16 hex>", made once per parent and registered
+// with the watchdog. The pid alone is not unique: two hosts in PID
+// namespaces of their own share the machine's cgroups with the same pid. The
+// token makes the name this host life's, and mkdir(2) without EEXIST makes
+// the directory this host's own: a sub-tree another host made (its steps
+// running in it) is never taken over, so no watchdog kills what its host did
+// not make. Caller reports failures with *failure.
 int ensure_subtree(const std::string& parent, std::string* subtree, StepFailure* failure,
                    std::string* failed_path) {
-  *subtree = parent + "/exactspawn-" + std::to_string(getpid());
   std::lock_guard<std::mutex> lock(subtree_mutex);
-  for (const std::string& made : subtree_parents) {
-    if (made == parent) return 0;
+  for (const Subtree& made : subtrees) {
+    if (made.parent == parent) {
+      *subtree = made.path;
+      return 0;
+    }
   }
-  // An existing one (this pid's earlier life, whose watchdog could not
-  // remove it) is taken over: it holds no process of anyone else's.
-  if (mkdir(subtree->c_str(), 0755) != 0 && errno != EEXIST) {
-    *failure = {-errno, "mkdir", "contain"};
+  const std::string stem = parent + "/exactspawn-" + std::to_string(getpid()) + "-";
+  int err = -EEXIST;
+  for (int attempt = 0; attempt < 4 && err == -EEXIST; ++attempt) {
+    char token[17];
+    snprintf(token, sizeof token, "%016llx", static_cast<unsigned long long>(life_token()));
+    *subtree = stem + token;
+    err = mkdir(subtree->c_str(), 0755) == 0 ? 0 : -errno;
+  }
+  if (err < 0) {
+    *failure = {err, "mkdir", "contain"};
     *failed_path = *subtree;
-    return failure->err;
+    return err;
   }
-  if (int err = watchdog_guard_cgroup(*subtree, failure); err < 0) {
+  if (err = watchdog_guard_cgroup(*subtree, failure); err < 0) {
     rmdir(subtree->c_str());
     *failed_path = *subtree;
     return err;
   }
-  subtree_parents.push_back(parent);
+  enable_controllers(*subtree);
+  subtrees.push_back({parent, *subtree});
   return 0;
 }
 
@@ -292,11 +353,17 @@ void read_cgroup_usage(const std::string& path, CgroupUsage* usage) {
   if (read_file(path + "/cpu.stat", &text) == 0) {
     usage->user_micros = keyed_value(text, "user_usec");
     usage->system_micros = keyed_value(text, "system_usec");
+    usage->throttled_micros = keyed_value(text, "throttled_usec");
+    usage->throttled_periods = keyed_value(text, "nr_throttled");
   }
   if (read_file(path + "/memory.peak", &text) == 0)
     usage->memory_peak = strtoll(text.c_str(), nullptr, 10);
-  if (read_file(path + "/memory.events", &text) == 0)
+  if (read_file(path + "/memory.events", &text) == 0) {
     usage->oom_kills = keyed_value(text, "oom_kill");
+    usage->memory_max = keyed_value(text, "max");
+    usage->oom = keyed_value(text, "oom");
+  }
+  if (read_file(path + "/pids.events", &text) == 0) usage->pids_max = keyed_value(text, "max");
 }
 
 int remove_cgroup(const std::string& path) { return remove_tree(path); }

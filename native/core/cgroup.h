@@ -5,18 +5,19 @@
 // Where: the cgroup2 mount is found in /proc/self/mountinfo and the host's own
 // cgroup in /proc/self/cgroup (the "0::" line), never assumed. Under a parent
 // (the host's own cgroup, or one the host names) the host makes once a
-// sub-tree of its own, "<parent>/exactspawn-<pid>", holding no process itself
-// (the no-internal-processes rule: a controller can be enabled for its
-// children), and in it one fresh cgroup per step, "s<n>".
+// sub-tree of its own, "<parent>/exactspawn-<pid>-<random>" (unique per host
+// life: hosts in PID namespaces of their own share pids), holding no process
+// itself (the no-internal-processes rule: a controller can be enabled for its
+// children), enables there every controller the parent delegates of memory,
+// pids and cpu, and in it makes one fresh cgroup per step, "s<n>".
 //
 // Entering: the child writes "0" to the step's cgroup.procs (an fd the parent
 // opened) before anything else of the child runs — right after its
 // session/group, before its credentials, sandbox and exec — so the target's
 // first instruction already runs inside, and so does every process it ever
-// forks: no window where a fast fork escapes. clone3(CLONE_INTO_CGROUP)
-// would save that one write, but it needs clone3 with a stack of our own and
-// a child that returns on it (glibc exports no clone3 wrapper), on the same
-// vfork path; the write keeps the one child path.
+// forks: no window where a fast fork escapes. Where it can, the child is
+// instead created inside by clone3(CLONE_INTO_CGROUP) (clone3.h), which saves
+// that write and its cgroup migration; the write is the fallback.
 //
 // Ending: cgroup.kill (Linux 5.14) SIGKILLs every process of the sub-tree at
 // once; without it the cgroup is frozen (cgroup.freeze), every pid listed in
@@ -95,13 +96,19 @@ int cgroup_populated(int events_fd);
 // for POLLPRI on events_fd, never a sleep. 0 once empty, -ETIMEDOUT, -errno.
 int wait_cgroup_empty(int events_fd, int timeout_ms);
 
-// What the tree used, read before the cgroup is removed; -1 where the kernel
-// does not say (a controller not enabled: memory.peak, memory.events).
+// What the tree used, and what its limits refused, read before the cgroup is
+// removed; -1 where the kernel does not say (the controller not enabled: its
+// files, or their keys, are absent).
 struct CgroupUsage {
-  int64_t user_micros = -1;    // cpu.stat user_usec (present without controllers)
-  int64_t system_micros = -1;  // cpu.stat system_usec
-  int64_t memory_peak = -1;    // memory.peak, bytes
-  int64_t oom_kills = -1;      // memory.events oom_kill
+  int64_t user_micros = -1;        // cpu.stat user_usec (present without controllers)
+  int64_t system_micros = -1;      // cpu.stat system_usec
+  int64_t memory_peak = -1;        // memory.peak, bytes
+  int64_t oom_kills = -1;          // memory.events oom_kill
+  int64_t memory_max = -1;         // memory.events max: usage met memory.max
+  int64_t oom = -1;                // memory.events oom: the OOM killer was invoked
+  int64_t pids_max = -1;           // pids.events max: a fork refused at pids.max
+  int64_t throttled_micros = -1;   // cpu.stat throttled_usec (the cpu controller)
+  int64_t throttled_periods = -1;  // cpu.stat nr_throttled
 };
 void read_cgroup_usage(const std::string& path, CgroupUsage* usage);
 

@@ -5,8 +5,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <sys/sendfile.h>
-#include <sys/stat.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,13 +14,15 @@
 #include <cerrno>
 #include <climits>
 #include <cstdint>
-#include <mutex>
+#include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "cgroup.h"
 #include "child_steps.h"
 #include "clone3.h"
+#include "helper_file.h"
 #include "helper_plan.h"
 #include "memfd.h"
 #include "mount_view.h"
@@ -39,16 +40,13 @@ namespace {
 // hits the guard page below and kills the child (reported as its exit).
 constexpr size_t kStackSize = 64 * 1024;
 
-constexpr unsigned kMfdExec = 0x10;   // MFD_EXEC (Linux 6.3)
-constexpr int kAtEmptyPath = 0x1000;  // AT_EMPTY_PATH
-constexpr long kFaccessat2 = 439;     // the same number on every architecture
-
 // What the vfork child needs to exec the helper (all -1 when it runs the
 // target steps itself). Its descriptors are close-on-exec in the host.
 struct HelperLaunch {
-  int exe_fd = -1;     // the helper (O_PATH file or sealed memfd)
-  int plan_fd = -1;    // the plan (helper_plan.h), a sealed memfd
-  int status_fd = -1;  // the start-status pipe's write end
+  int exe_fd = -1;             // the helper (O_PATH file or sealed memfd)
+  int plan_fd = -1;            // the plan (helper_plan.h), a sealed memfd
+  int status_fd = -1;          // the start-status pipe's write end
+  const char* path = nullptr;  // the helper's path, for a failed exec's report
 };
 
 // The parent's data the child reads. The child also writes `failure`, only
@@ -64,9 +62,6 @@ struct ChildArgs {
   pid_t parent;
   HelperLaunch helper;
   bool in_cgroup;  // the kernel placed the child in request->cgroup_fd at clone
-  // PidNamespace::kPidAndUser: the maps its child writes ("ID ID 1\n").
-  char uid_map[32];
-  char gid_map[32];
   StepFailure failure;
 };
 
@@ -90,8 +85,11 @@ EXACTSPAWN_CHILD_CODE void decimal(int n, char* buf) {
 
 // Execs the helper: argv "exactspawn-helper PLAN_FD STATUS_FD", an empty
 // environment (the target's comes in the plan, so the helper's libc never
-// reads it). Returns only on failure.
-EXACTSPAWN_CHILD_CODE int exec_helper(const int* keep, StepFailure* failure) {
+// reads it). Returns only on failure, which it also writes to the status
+// pipe: where vfork is emulated by a fork (qemu-user), the parent never sees
+// `failure` (another copy of memory) and reads the pipe at the reap instead,
+// so a helper that cannot be exec'd is still named, not a bare exit 127.
+EXACTSPAWN_CHILD_CODE int exec_helper(const int* keep, const char* path, StepFailure* failure) {
   // The plan and the status pipe cross this exec (the helper marks the pipe
   // close-on-exec again); the helper's own descriptor does not.
   for (int i = 1; i < 3; ++i) {
@@ -110,7 +108,8 @@ EXACTSPAWN_CHILD_CODE int exec_helper(const int* keep, StepFailure* failure) {
   char* envp[] = {nullptr};
   syscall(SYS_execveat, keep[0], "", argv, envp, kAtEmptyPath);
   const int error = errno != 0 ? errno : EIO;
-  *failure = {-error, "execveat", "helper"};
+  *failure = {-error, "execveat", "helper", path};
+  report_start_status(keep[2], *failure);
   return failure->err;
 }
 
@@ -130,16 +129,20 @@ EXACTSPAWN_CHILD_CODE int child_main(void* raw) {
     const char* call = "write";
     if ((err = enter_cgroup(r.cgroup_fd, &call)) != 0) *failure = {err, call, "contain"};
   }
-  // A contained step's own user namespace (with its PID namespace): mapped
-  // now, while the clone's capabilities there last.
+  // A contained step's own user namespace (with its PID namespace): the
+  // capability its init needs kept across the helper's exec, while the
+  // clone's capabilities there last. The ids are mapped by the helper
+  // (child_steps.h map_user_namespace), not here: this child shares the
+  // host's memory, and a host that made itself non-dumpable
+  // (core/dumpable.h) leaves it /proc/self files owned by root.
   if (err == 0 && args->controls->pid_namespace == PidNamespace::kPidAndUser) {
-    err = map_user_namespace(args->uid_map, args->gid_map, failure);
+    err = keep_admin_capability(failure);
   }
   if (err == 0) {
     err =
         run_stdio(args->stdio_steps, args->stdio_step_count, args->stdio_ceiling, keep, 3, failure);
   }
-  if (err == 0 && keep[0] >= 0) err = exec_helper(keep, failure);
+  if (err == 0 && keep[0] >= 0) err = exec_helper(keep, args->helper.path, failure);
   // No helper: no sandbox and no credential change (needs_helper()).
   if (err == 0) err = run_target_steps(r, *args->controls, args->parent, failure);
   if (err == 0) err = exec_target(r, failure);
@@ -206,8 +209,10 @@ std::atomic<bool> pidfd_flag_refused{false};
 
 // Set when clone3 with CLONE_INTO_CGROUP is refused as such: ENOSYS (a
 // kernel before 5.3, an emulator, a container's seccomp profile), E2BIG (a
-// kernel before 5.7 that does not know the cgroup field), EINVAL. Contained
-// children then enter their cgroup themselves (enter_cgroup).
+// kernel before 5.7 that does not know the cgroup field), EINVAL for a call
+// without CLONE_PIDFD. Contained children then enter their cgroup themselves
+// (enter_cgroup). An EINVAL of a call with CLONE_PIDFD may refuse that flag
+// alone: the call is made again without it first (clone3_blocked).
 std::atomic<bool> clone3_refused{false};
 
 void name_step(ChildPathFailure* failure, const char* name, const char* step) {
@@ -246,7 +251,10 @@ pid_t clone_blocked(ChildArgs* args, void* stack_top, int flags, int* pidfd, int
 
 // clone_blocked() through clone3, the child created in the cgroup open as
 // `cgroup_fd`. Returns -1 with *clone_errno set where clone3 cannot do it
-// (clone3_refused is then set and the caller takes clone_blocked()).
+// (clone3_refused is then set and the caller takes clone_blocked()). An
+// EINVAL with CLONE_PIDFD asked is tried again without the flag: where that
+// starts the child, the flag was what was refused (pidfd_flag_refused, as
+// for clone(2)) and clone3 stays in use; where it fails too, clone3 is.
 pid_t clone3_blocked(ChildArgs* args, void* stack_top, int flags, int cgroup_fd, int* pidfd,
                      int* clone_errno) {
   Clone3Args clone = {};
@@ -258,7 +266,13 @@ pid_t clone3_blocked(ChildArgs* args, void* stack_top, int flags, int cgroup_fd,
   clone.stack_size = kStackSize;
   clone.cgroup = static_cast<unsigned>(cgroup_fd);
   args->in_cgroup = true;
-  const long child = all_signals_blocked([&] { return clone3_run(&clone, child_main, args); });
+  long child = all_signals_blocked([&] { return clone3_run(&clone, child_main, args); });
+  if (child == -EINVAL && (clone.flags & CLONE_PIDFD) != 0) {
+    clone.flags &= ~uint64_t{CLONE_PIDFD};
+    clone.pidfd = 0;
+    child = all_signals_blocked([&] { return clone3_run(&clone, child_main, args); });
+    if (child >= 0) pidfd_flag_refused.store(true, std::memory_order_relaxed);
+  }
   if (child >= 0) return static_cast<pid_t>(child);
   args->in_cgroup = false;
   *clone_errno = static_cast<int>(-child);
@@ -274,102 +288,6 @@ void reap_failed(pid_t child) {
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
   errno = saved_errno;
-}
-
-// The exec helper, opened once per set_helper_path().
-struct HelperState {
-  std::mutex lock;
-  std::string path;
-  int fd = -1;
-  const char* run = nullptr;  // "file", "memory", "unavailable"
-  StepFailure failure;
-};
-
-HelperState& helper_state() {
-  static HelperState* state = new HelperState();  // never destroyed: spawns may outlive statics
-  return *state;
-}
-
-// A sealed, executable in-memory copy of the file open at `fd`. Returns the
-// memfd or -errno with *failure naming the call.
-int copy_to_memory(int fd, StepFailure* failure) {
-  struct stat st {};
-  if (fstat(fd, &st) != 0) {
-    *failure = {-errno, "fstat", "helper"};
-    return failure->err;
-  }
-  int copy = static_cast<int>(
-      syscall(SYS_memfd_create, "exactspawn-helper", MFD_CLOEXEC | MFD_ALLOW_SEALING | kMfdExec));
-  if (copy < 0 && errno == EINVAL) {  // a kernel before 6.3: no MFD_EXEC, memfds are executable
-    copy = static_cast<int>(
-        syscall(SYS_memfd_create, "exactspawn-helper", MFD_CLOEXEC | MFD_ALLOW_SEALING));
-  }
-  if (copy < 0) {
-    *failure = {-errno, "memfd_create", "helper"};
-    return failure->err;
-  }
-  off_t offset = 0;
-  while (offset < st.st_size) {
-    ssize_t n = sendfile(copy, fd, &offset, static_cast<size_t>(st.st_size - offset));
-    if (n <= 0) {
-      *failure = {n < 0 ? -errno : -EIO, "sendfile", "helper"};
-      close(copy);
-      return failure->err;
-    }
-  }
-  if (fcntl(copy, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) != 0) {
-    *failure = {-errno, "fcntl", "helper"};
-    close(copy);
-    return failure->err;
-  }
-  if (syscall(kFaccessat2, copy, "", X_OK, kAtEmptyPath) != 0) {
-    *failure = {-errno, "faccessat2", "helper"};
-    close(copy);
-    return failure->err;
-  }
-  return copy;
-}
-
-// Opens the helper at its first use (the state's lock held): its own file
-// where it can be exec'd, else an in-memory copy, else the reason it cannot
-// run (kept: every later spawn reports it).
-void open_helper(HelperState* state) {
-  if (state->run != nullptr) return;
-  state->run = "unavailable";
-  StepFailure failure;
-  // O_RDONLY rather than O_PATH: the in-memory copy reads it.
-  int fd = open(state->path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    failure = {-errno, "open", "helper"};
-  } else if (syscall(kFaccessat2, fd, "", X_OK, kAtEmptyPath) == 0) {
-    state->fd = fd;
-    state->run = "file";
-  } else {
-    // Not executable where it lies (its mode, a noexec mount): a copy in memory.
-    int copy = copy_to_memory(fd, &failure);
-    close(fd);
-    if (copy >= 0) {
-      state->fd = copy;
-      state->run = "memory";
-    }
-  }
-  state->failure = failure;
-}
-
-// The helper's descriptor, or -errno with *failure saying why it cannot run.
-int helper_fd(StepFailure* failure) {
-  HelperState& state = helper_state();
-  std::lock_guard<std::mutex> guard(state.lock);
-  if (state.path.empty()) {
-    *failure = {-ENOENT, "open", "helper"};
-    return failure->err;
-  }
-  open_helper(&state);
-  if (state.fd < 0) {
-    *failure = state.failure;
-    return failure->err;
-  }
-  return state.fd;
 }
 
 }  // namespace
@@ -399,38 +317,26 @@ bool needs_helper(const ExecControls& controls) {
          controls.sandbox != nullptr || controls.pid_namespace != PidNamespace::kNone;
 }
 
-int set_helper_path(const char* path, StepFailure* failure) {
-  HelperState& state = helper_state();
-  std::lock_guard<std::mutex> guard(state.lock);
-  state.path = path;
-  state.fd = -1;
-  state.run = nullptr;
-  state.failure = {};
-  *failure = {};
-  return 0;
-}
-
-const char* helper_run(const char** path, StepFailure* failure) {
-  HelperState& state = helper_state();
-  std::lock_guard<std::mutex> guard(state.lock);
-  if (!state.path.empty()) open_helper(&state);
-  *path = state.path.c_str();
-  *failure = state.failure;
-  return state.run;
-}
-
-int read_start_status(int fd, ChildPathFailure* failure, ChildExit* exit) {
+int read_start_status(int fd, ChildPathFailure* failure, ChildExit* exit, bool* leader_reported) {
   StartStatus status = {};
   long n;
-  do {
+  for (;;) {
     n = read(fd, &status, sizeof status);
-  } while (n < 0 && errno == EINTR);
+    if (n < 0 && errno == EINTR) continue;
+    // A leader's pidfd record nobody took (spawnSync): the next one is the report.
+    if (n == static_cast<long>(sizeof kLeaderRecord) &&
+        std::memcmp(&status, kLeaderRecord, sizeof kLeaderRecord) == 0) {
+      continue;
+    }
+    break;
+  }
   // Exec'ed (EOF, EAGAIN) or nothing to say.
   if (n <= static_cast<long>(offsetof(StartStatus, path))) return 0;
   // A PID namespace's init: the leader ran and ended (a failed start of the
   // leader would have come first).
   if (status.error == 0 && status.leader_ended == 1) {
     if (exit != nullptr) set_exit_status(status.wait_status, exit);
+    if (leader_reported != nullptr) *leader_reported = true;
     return 0;
   }
   status.syscall[sizeof status.syscall - 1] = '\0';
@@ -477,23 +383,19 @@ int start(const SpawnRequest& request, const ExecControls& controls, const PlanM
                     getpid(),
                     {},
                     false,
-                    {},
-                    {},
                     {}};
-  if (controls.pid_namespace == PidNamespace::kPidAndUser) {
-    id_map(geteuid(), args.uid_map);
-    id_map(getegid(), args.gid_map);
-  }
   // A helper child: its descriptor, its plan in a sealed memfd, and a
   // close-on-exec status pipe (nothing at the target's exec, a StartStatus on
   // a failed step, written before the helper exits).
   int plan_fd = -1;
   int status_pipe[2] = {-1, -1};
+  std::string helper_path;
   if (mode != nullptr || needs_helper(controls)) {
     StepFailure why;
-    int exe = helper_fd(&why);
+    int exe = helper_fd(&why, &helper_path);
     if (exe < 0) {
-      name_step(failure, why.syscall != nullptr ? why.syscall : "open", "helper");
+      // No call failed for a helper of another machine (ENOEXEC): none named.
+      name_step(failure, why.syscall != nullptr ? why.syscall : "", "helper");
       return why.err;
     }
     std::vector<char> plan;
@@ -508,13 +410,21 @@ int start(const SpawnRequest& request, const ExecControls& controls, const PlanM
       name_step(failure, why.syscall, "helper");
       return plan_fd;
     }
-    if (pipe2(status_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+    // A PID namespace's init sends its leader's pidfd back (child_steps.h
+    // kLeaderRecord), which needs a socket; message boundaries keep each
+    // record whole as in a pipe.
+    const bool leader_channel = mode == nullptr && controls.pid_namespace != PidNamespace::kNone;
+    const int made =
+        leader_channel
+            ? socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, status_pipe)
+            : pipe2(status_pipe, O_CLOEXEC | O_NONBLOCK);
+    if (made != 0) {
       const int error = errno;
       close(plan_fd);
-      name_step(failure, "pipe2", "spawn");
+      name_step(failure, leader_channel ? "socketpair" : "pipe2", "spawn");
       return -error;
     }
-    args.helper = {exe, plan_fd, status_pipe[1]};
+    args.helper = {exe, plan_fd, status_pipe[1], helper_path.c_str()};
   }
   int clone_errno = 0;
   int pidfd = -1;
@@ -571,6 +481,8 @@ int spawn_child_path(const SpawnRequest& request, const ExecControls& controls, 
 }
 
 int run_helper_probe(int mode, StepFailure* failure, PidNamespace pid_namespace) {
+  // The failed call's name outlives this frame (StepFailure keeps a pointer).
+  thread_local char failed_call[sizeof(ChildPathFailure::syscall)];
   const char* empty[] = {nullptr};
   const int stdio[3] = {-1, -1, -1};
   SpawnRequest request;
@@ -587,13 +499,27 @@ int run_helper_probe(int mode, StepFailure* failure, PidNamespace pid_namespace)
   ChildPathFailure named;
   int err = start(request, controls, &plan_mode, &child, &status_fd, &named);
   if (err < 0) {
-    *failure = {err, "clone", "helper"};
+    // The helper's own failure (missing, another machine's build) is the
+    // helper's, not the probed kernel feature's: keep the call and the step.
+    const bool helper = std::strcmp(named.step, "helper") == 0;
+    std::snprintf(failed_call, sizeof failed_call, "%s", named.syscall);
+    *failure = {err, helper && failed_call[0] != '\0' ? failed_call : "clone", "helper"};
     return err;
   }
   int status = 0;
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
-  if (status_fd >= 0) close(status_fd);
+  if (status_fd >= 0) {
+    // A helper that could not be exec'ed where vfork is a fork (qemu-user)
+    // says so here only.
+    err = read_start_status(status_fd, &named);
+    close(status_fd);
+    if (err < 0 && std::strcmp(named.step, "helper") == 0) {
+      std::snprintf(failed_call, sizeof failed_call, "%s", named.syscall);
+      *failure = {err, failed_call, "helper"};
+      return err;
+    }
+  }
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 

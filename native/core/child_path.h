@@ -115,21 +115,6 @@ int child_clone_flags(const SpawnRequest& request, const ExecControls& controls)
 // the vfork child keeps only signals, session/group, stdio and one execve).
 bool needs_helper(const ExecControls& controls);
 
-// Where the exec helper is. At its first use (a spawn that needs it, or
-// helper_run()) it is opened once (O_RDONLY | O_CLOEXEC) and checked
-// (faccessat2 X_OK: its mode and its mount's noexec); where the file cannot be
-// exec'd, a sealed in-memory copy is made (memfd_create MFD_EXEC, the file's
-// bytes, F_SEAL_*) and exec'd instead; where that is refused too, the failure
-// (step "helper", the call named) is kept and reported by every spawn that
-// needs the helper. Returns 0. May be called again (tests): the earlier
-// descriptor is left open (a spawn on another thread may hold its number).
-int set_helper_path(const char* path, StepFailure* failure);
-
-// How the helper runs (opening it now if not yet): "file" (its own file),
-// "memory" (an in-memory copy), "unavailable" (*failure says why), or nullptr
-// when no path was set. *path is the path set (empty when none).
-const char* helper_run(const char** path, StepFailure* failure);
-
 // Runs the helper in a probe mode (helper_plan.h PlanMode; stdio on
 // /dev/null), started in the PID namespace given (none by default), and
 // waits for it: its exit status (0: what was probed works), or -errno with
@@ -154,7 +139,10 @@ int spawn_child_path(const SpawnRequest& request, const ExecControls& controls, 
 // init reports its leader's end instead: then 0, and the leader's status
 // replaces the init's in *exit (the step's exit is its leader's; left as is
 // when no such report came: the init itself was killed, or the step ran
-// without one). exit may be nullptr.
-int read_start_status(int fd, ChildPathFailure* failure, ChildExit* exit = nullptr);
+// without one; *leader_reported says which). A leader's pidfd record left
+// in the channel (child_steps.h kLeaderRecord) is skipped. exit and
+// leader_reported may be nullptr.
+int read_start_status(int fd, ChildPathFailure* failure, ChildExit* exit = nullptr,
+                      bool* leader_reported = nullptr);
 
 }  // namespace exactspawn

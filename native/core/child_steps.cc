@@ -6,7 +6,9 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -200,6 +202,27 @@ void report_leader_end(int fd, int wait_status) {
   syscall(SYS_write, fd, &status, offsetof(StartStatus, path) + 1);
 }
 
+EXACTSPAWN_CHILD_CODE void report_leader_pidfd(int fd) {
+  const long self = syscall(SYS_pidfd_open, syscall(SYS_getpid), 0);
+  struct iovec part = {const_cast<char*>(kLeaderRecord), sizeof kLeaderRecord};
+  alignas(struct cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  struct msghdr message = {};
+  message.msg_iov = &part;
+  message.msg_iovlen = 1;
+  if (self >= 0) {
+    message.msg_control = control;
+    message.msg_controllen = sizeof control;
+    struct cmsghdr* header = CMSG_FIRSTHDR(&message);
+    header->cmsg_level = SOL_SOCKET;
+    header->cmsg_type = SCM_RIGHTS;
+    header->cmsg_len = CMSG_LEN(sizeof(int));
+    const int pidfd = static_cast<int>(self);
+    __builtin_memcpy(CMSG_DATA(header), &pidfd, sizeof pidfd);
+  }
+  syscall(SYS_sendmsg, fd, &message, MSG_NOSIGNAL);
+  if (self >= 0) syscall(SYS_close, self);
+}
+
 EXACTSPAWN_CHILD_CODE int reset_signals(StepFailure* failure) {
   // Every handler the parent installed would run here on the parent's data.
   KernelSigaction default_action = {SIG_DFL, 0, nullptr, 0};
@@ -241,7 +264,10 @@ EXACTSPAWN_CHILD_CODE int map_user_namespace(const char* uid_map, const char* gi
   int err = write_proc_file("/proc/self/setgroups", "deny", failure);
   if (err == 0) err = write_proc_file("/proc/self/uid_map", uid_map, failure);
   if (err == 0) err = write_proc_file("/proc/self/gid_map", gid_map, failure);
-  if (err != 0) return err;
+  return err;
+}
+
+EXACTSPAWN_CHILD_CODE int keep_admin_capability(StepFailure* failure) {
   // The inheritable set as the permitted one (every capability, in the new
   // namespace), so CAP_SYS_ADMIN can be raised in the ambient set.
   CapHeader header = {kCapabilityVersion3, 0};

@@ -10,8 +10,8 @@
 //
 // Entry steps (always in the vfork child, so they are done when spawn()
 // returns): every signal disposition to SIG_DFL, setsid(2) or setpgid(2),
-// a contained step's own user namespace set up (the ids mapped, while the
-// clone's capabilities there last),
+// a contained step's own user namespace set up (CAP_SYS_ADMIN kept for the
+// helper, which maps the ids, while the clone's capabilities there last),
 // a contained step's cgroup entered (child_path.cc, cgroup.h: with the host's
 // credentials, before any exec, the helper's included), stdio (stdio_plan.h,
 // keeping the descriptors the next steps still need).
@@ -54,10 +54,14 @@ namespace exactspawn {
 // it or nothing. Nothing arrives when the exec succeeds. The write ends after
 // the path's NUL (a longer path is cut at kStatusPathSize - 1 bytes).
 // The init of a contained step's PID namespace (native/helper/init.cc) keeps
-// the pipe until the end and writes one more record there once its leader
-// has ended and the namespace is empty: error 0, leader_ended 1 and the
-// leader's wait(2) status, so the host reports the leader's exit, not the
-// init's. A leader's failed start comes first (written before it exits).
+// the channel (there a SOCK_SEQPACKET socket, not a pipe) until the end and
+// writes two more records there: first, from its leader before any target
+// step, a LeaderRecord carrying the leader's pidfd (SCM_RIGHTS), so the host
+// watches the leader itself (its init may be stopped by a tracer); then,
+// once the leader has ended and before it is reaped, a StartStatus with
+// error 0, leader_ended 1 and the leader's wait(2) status, so the host
+// reports the leader's exit, not the init's. A leader's failed start comes
+// between the two (written before it exits).
 constexpr size_t kStatusPathSize = 4000;
 struct StartStatus {
   int32_t error;         // positive errno; 0 in a leader's end
@@ -75,16 +79,31 @@ void report_start_status(int fd, const StepFailure& failure);
 // Writes a leader's end (wait(2) status) as a StartStatus into fd (one write).
 void report_leader_end(int fd, int wait_status);
 
+// The leader's first record: these bytes, with its pidfd attached when
+// pidfd_open(2) gave one. Shorter than any StartStatus, so the host tells
+// them apart by size (pid_namespace.h receive_leader_pidfd).
+constexpr char kLeaderRecord[8] = {'l', 'e', 'a', 'd', 'e', 'r', '\0', '\0'};
+
+// Sends kLeaderRecord with the calling process's pidfd through the socket fd
+// (one sendmsg(2); nothing attached when pidfd_open fails). Raw calls only:
+// the leader runs it on its init's memory (vfork).
+void report_leader_pidfd(int fd);
+
 // Entry steps.
 int reset_signals(StepFailure* failure);
 int enter_session(const SpawnRequest& request, StepFailure* failure);
 // For a child cloned into a user namespace of its own with its PID namespace
-// (PidNamespace::kPidAndUser): "deny" to /proc/self/setgroups, uid_map and
-// gid_map ("ID ID 1\n": the host's ids mapped to themselves), then
-// CAP_SYS_ADMIN kept across the helper's exec as an ambient capability (a
-// uid other than 0 loses every capability at exec; the init needs this one
-// for a mount view, and clears the ambient set in the leader). Each a raw
-// call on the child's own credentials: the host's memory is not touched.
+// (PidNamespace::kPidAndUser), two steps:
+// - in the vfork child, CAP_SYS_ADMIN kept across the helper's exec as an
+//   ambient capability (its uid is not mapped yet, so the exec would drop
+//   every capability; the init needs this one to map its ids and for a
+//   mount view, and clears the ambient set in the leader): keep_admin_capability;
+// - in the helper (its own memory, dumpable again after its exec, so its
+//   /proc/self files are its own even when the host made itself
+//   non-dumpable): "deny" to /proc/self/setgroups, uid_map and gid_map
+//   ("ID ID 1\n": the host's ids mapped to themselves): map_user_namespace.
+// Raw calls on the child's own credentials: the host's memory is not touched.
+int keep_admin_capability(StepFailure* failure);
 int map_user_namespace(const char* uid_map, const char* gid_map, StepFailure* failure);
 // Runs the stdio plan; the `keep_count` descriptors in keep[] are first moved
 // above every fd the plan touches (close-on-exec; keep[] is updated, -1

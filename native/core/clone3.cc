@@ -1,6 +1,9 @@
 // clone3.cc — see clone3.h.
 #include "clone3.h"
 
+#include <sched.h>
+
+#include <atomic>
 #include <cerrno>
 
 // The entry, exactspawn_clone3(args, size, fn, arg): the system call, then in
@@ -48,15 +51,39 @@ extern "C" long exactspawn_clone3(exactspawn::Clone3Args* args, unsigned long si
 
 namespace exactspawn {
 
+namespace {
+
+std::atomic<int> pidfd_refusals{0};
+std::atomic<uint64_t> children{0};
+
+bool refuse_pidfd(const Clone3Args* args) {
+  if ((args->flags & CLONE_PIDFD) == 0) return false;
+  int left = pidfd_refusals.load(std::memory_order_relaxed);
+  while (left > 0) {
+    if (pidfd_refusals.compare_exchange_weak(left, left - 1, std::memory_order_relaxed)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 long clone3_run(Clone3Args* args, int (*fn)(void*), void* arg) {
+  if (refuse_pidfd(args)) return -EINVAL;
 #ifdef EXACTSPAWN_HAVE_CLONE3_ENTRY
-  return exactspawn_clone3(args, sizeof *args, fn, arg);
+  const long child = exactspawn_clone3(args, sizeof *args, fn, arg);
+  if (child > 0) children.fetch_add(1, std::memory_order_relaxed);
+  return child;
 #else
-  (void)args;
   (void)fn;
   (void)arg;
   return -ENOSYS;
 #endif
 }
+
+void clone3_refuse_pidfd(int count) { pidfd_refusals.store(count, std::memory_order_relaxed); }
+
+uint64_t clone3_children() { return children.load(std::memory_order_relaxed); }
 
 }  // namespace exactspawn

@@ -37,6 +37,13 @@ struct Clone3Args {
 // -errno (-ENOSYS also where this architecture has no entry written).
 long clone3_run(Clone3Args* args, int (*fn)(void*), void* arg);
 
+// For tests (debug_binding.h): the next `count` clone3_run() calls that ask
+// CLONE_PIDFD fail with -EINVAL without reaching the kernel, as a kernel or a
+// seccomp profile that refuses the flag answers; and how many children
+// clone3_run() has started in this process.
+void clone3_refuse_pidfd(int count);
+uint64_t clone3_children();
+
 }  // namespace exactspawn
 
 #endif  // EXACTSPAWN_CORE_CLONE3_H_

@@ -2,6 +2,7 @@
 #include "helper_plan.h"
 
 #include <linux/filter.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <climits>
@@ -117,6 +118,13 @@ int encode_plan(const SpawnRequest& request, const ExecControls& controls, pid_t
   h.no_new_privs = c.no_new_privs;
   h.parent_death_signal = c.parent_death_signal;
   h.pid_namespace = static_cast<uint32_t>(c.pid_namespace);
+  if (c.pid_namespace == PidNamespace::kPidAndUser) {
+    char map[32];
+    id_map(geteuid(), map);
+    h.namespace_uid_map = w.string(map);
+    id_map(getegid(), map);
+    h.namespace_gid_map = w.string(map);
+  }
   if (const SandboxPlan* s = c.sandbox; s != nullptr) {
     h.sandboxed = 1;
     h.drop_capabilities = s->drop_capabilities;
@@ -161,6 +169,11 @@ int decode_plan(char* bytes, size_t size, DecodedPlan* plan) {
   plan->mode = static_cast<PlanMode>(h.mode);
   plan->parent = h.parent;
   plan->controls.pid_namespace = static_cast<PidNamespace>(h.pid_namespace);
+  if (plan->controls.pid_namespace == PidNamespace::kPidAndUser) {
+    plan->namespace_uid_map = string_at(bytes, size, h.namespace_uid_map);
+    plan->namespace_gid_map = string_at(bytes, size, h.namespace_gid_map);
+    if (plan->namespace_uid_map == nullptr || plan->namespace_gid_map == nullptr) return -EINVAL;
+  }
   if (plan->mode != PlanMode::kRun) return 0;
   SpawnRequest& r = plan->request;
   r.file = string_at(bytes, size, h.file);

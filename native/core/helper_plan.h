@@ -4,7 +4,8 @@
 // inherits. It carries everything the target steps need (child_steps.h): the
 // target's file, argv, envp and cwd; the exec controls (rlimits, nice, umask,
 // groups/gid/uid, parent-death signal and the host's pid, no_new_privs); the
-// PID namespace of a contained step (the helper is then its init); the
+// PID namespace of a contained step (the helper is then its init, and maps
+// the ids of its user namespace); the
 // sandbox pieces (the seccomp program, the capability drop, the mount view's
 // paths, id maps and working directory, and the Landlock rules' paths, from
 // which the helper builds the ruleset itself).
@@ -32,7 +33,7 @@
 namespace exactspawn {
 
 constexpr uint32_t kPlanMagic = 0x58485350;  // "PSHX"
-constexpr uint32_t kPlanVersion = 3;
+constexpr uint32_t kPlanVersion = 4;
 constexpr uint32_t kPlanKnownFlags = 0;
 
 enum class PlanMode : uint32_t {
@@ -64,7 +65,10 @@ struct PlanHeader {
   uint32_t no_new_privs;
   int32_t parent_death_signal;
   // A contained step's PID namespace (PidNamespace): the helper is its init.
+  // With a user namespace (kPidAndUser), the ids the helper maps in it
+  // ("ID ID 1\n", the host's own; child_steps.h map_user_namespace).
   uint32_t pid_namespace;
+  uint32_t namespace_uid_map, namespace_gid_map;
   // The sandbox (sandboxed == 0: none).
   uint32_t sandboxed, drop_capabilities;
   uint32_t filter, filter_length;  // struct sock_filter[filter_length]
@@ -85,6 +89,9 @@ int encode_plan(const SpawnRequest& request, const ExecControls& controls, pid_t
 struct DecodedPlan {
   PlanMode mode = PlanMode::kRun;
   pid_t parent = 0;
+  // PidNamespace::kPidAndUser (in every mode): the maps of its user namespace.
+  const char* namespace_uid_map = nullptr;
+  const char* namespace_gid_map = nullptr;
   SpawnRequest request;
   ExecControls controls;
   SandboxPlan sandbox;

@@ -22,3 +22,24 @@ namespace exactspawn {
 int probe_pid_namespace(PidNamespace* how, StepFailure* failure);
 
 }  // namespace exactspawn
+
+namespace exactspawn {
+
+// The host's side of the leader's first record (child_steps.h
+// kLeaderRecord), right after a PID-namespace step's spawn: waits (poll(2),
+// no timeout) for the first record on the step's status socket, the read end
+// spawn_child_path() returned. Only the helper's own code runs before the
+// leader sends it (the init's start, its vfork, the leader's first call), so
+// the wait is bounded by trusted code, never by the step's. The leader's
+// pidfd (close-on-exec) when that record came with one; else -1, and a
+// failure record, or nothing, is left for read_start_status().
+int receive_leader_pidfd(int status_fd);
+
+// The exit status of the ended leader behind `pidfd` while it is a zombie
+// (the field exit_code of /proc/<pid>/stat, proc(5); the pid read from
+// /proc/self/fdinfo/<pidfd>): 0 with *wait_status set; -ESRCH when it has
+// been reaped already (its init then reported it, child_steps.h), -EAGAIN
+// while it runs, or another -errno when /proc cannot tell.
+int leader_exit_status(int pidfd, int* wait_status);
+
+}  // namespace exactspawn

@@ -13,6 +13,8 @@
 #include <new>
 
 #include "cgroup.h"
+#include "child_exit.h"
+#include "pid_namespace.h"
 #include "pipe.h"
 #include "reap.h"
 
@@ -50,6 +52,7 @@ class SyncLoop {
   SyncLoop(const SyncRun& run, SyncOutcome* outcome, StepFailure* failure)
       : run_(run), outcome_(outcome), failure_(failure) {
     pidfd_ = run.pidfd;  // owned from here on (closed by the destructor)
+    leader_pidfd_ = run.leader_pidfd;
     stdin_fd_ = run.stdin_fd;
     output_fds_[0] = run.output_fds[0];
     output_fds_[1] = run.output_fds[1];
@@ -59,6 +62,7 @@ class SyncLoop {
     close_owned(&output_fds_[0]);
     close_owned(&output_fds_[1]);
     close_owned(&pidfd_);
+    close_owned(&leader_pidfd_);
   }
   SyncLoop(const SyncLoop&) = delete;
   SyncLoop& operator=(const SyncLoop&) = delete;
@@ -68,9 +72,10 @@ class SyncLoop {
     if (err < 0) return err;
     timeout_at_ = run_.deadline.timeout_ms < 0 ? kNever : after(now_ms(), run_.deadline.timeout_ms);
     while (!leader_done_ || output_fds_[0] >= 0 || output_fds_[1] >= 0) {
-      struct pollfd fds[4];
+      struct pollfd fds[5];
       int count = 0;
       int pidfd_index = -1;
+      int leader_index = -1;
       int stdin_index = -1;
       int output_index[2] = {-1, -1};
       // A pidfd that reported while its child was not waitable yet (traced)
@@ -79,6 +84,10 @@ class SyncLoop {
       if (!leader_done_ && reap_retry_at_ == kNever) {
         pidfd_index = count;
         fds[count++] = {pidfd_, POLLIN, 0};
+      }
+      if (!leader_done_ && leader_pidfd_ >= 0) {
+        leader_index = count;
+        fds[count++] = {leader_pidfd_, POLLIN, 0};
       }
       if (stdin_fd_ >= 0) {
         stdin_index = count;
@@ -108,6 +117,7 @@ class SyncLoop {
         }
       }
       if (stdin_index >= 0 && fds[stdin_index].revents != 0) feed(fds[stdin_index].revents);
+      if (leader_index >= 0 && (fds[leader_index].revents & POLLIN) != 0) leader_ended();
       if (reap_due || (pidfd_index >= 0 && (fds[pidfd_index].revents & POLLIN) != 0)) {
         err = reap();
         if (err < 0) return abandon({err, "wait4", "wait"});
@@ -265,12 +275,27 @@ class SyncLoop {
     return 0;
   }
 
+  // The PID-namespace leader's pidfd reported: its status taken, the init
+  // SIGKILLed (its namespace with it), whatever a tracer does to the init.
+  // Where /proc cannot tell yet, the init is left to end the step.
+  void leader_ended() {
+    int status = 0;
+    const int r = leader_exit_status(leader_pidfd_, &status);
+    if (r == 0) {
+      outcome_->leader_exit_known = true;
+      outcome_->leader_wait_status = status;
+    }
+    if (r == 0 || r == -ESRCH) signal_pidfd(pidfd_, SIGKILL);
+    close_owned(&leader_pidfd_);
+  }
+
   const SyncRun& run_;
   SyncOutcome* outcome_;
   StepFailure* failure_;
   int stdin_fd_ = -1;
   int output_fds_[2] = {-1, -1};
   int pidfd_ = -1;
+  int leader_pidfd_ = -1;
   ReapBackoff backoff_;
   int64_t reap_retry_at_ = kNever;  // set while the pidfd is left out of the poll
   size_t written_ = 0;

@@ -40,6 +40,10 @@ struct SyncRun {
   // A contained step's cgroup (core/cgroup.h), killed whole when the leader
   // has been reaped, so every pipe its processes held ends; nullptr: none.
   const char* cgroup_path = nullptr;
+  // A PID-namespace step's leader pidfd (owned; pid_namespace.h
+  // receive_leader_pidfd), or -1: when it reports, the leader's status is
+  // taken and the init SIGKILLed, as the async watch does (leader_watch.cc).
+  int leader_pidfd = -1;
 };
 
 enum class SyncEndingCause { kTimeout, kOverflow };
@@ -56,6 +60,10 @@ struct SyncOutcome {
   SyncEnding endings[2] = {};  // in order; a timeout and an overflow happen at most once each
   int ending_count = 0;
   double killed_at_ms = 0;  // when the first ending's signal went (CLOCK_MONOTONIC ms); 0: none
+  // A PID-namespace leader's status read from its zombie (SyncRun::leader_pidfd);
+  // the init's own report, when it made one, is the same and wins.
+  bool leader_exit_known = false;
+  int leader_wait_status = 0;
 };
 
 // Takes ownership of every fd in `run` (all closed on return, whatever happens).

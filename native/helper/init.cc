@@ -34,14 +34,14 @@ bool kept(int sig) {
 // signal is armed after the host may already have gone: getppid() says 0
 // here (the host is outside the namespace), so the status pipe tells
 // instead: its read end, held by the host until it reaps the init, is closed
-// when the host is gone (POLLERR on the write end).
+// when the host is gone (POLLERR on a pipe's write end, POLLHUP on a socket).
 void arm_host_death(int status_fd) {
   if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) {
     fail(status_fd, {-errno, "prctl", "contain"});
   }
   if (status_fd < 0) return;
   struct pollfd host = {status_fd, POLLOUT, 0};
-  if (poll(&host, 1, 0) == 1 && (host.revents & POLLERR) != 0) _exit(127);
+  if (poll(&host, 1, 0) == 1 && (host.revents & (POLLERR | POLLHUP)) != 0) _exit(127);
 }
 
 // The leader: a process group of its own (the host's group signals reach
@@ -49,6 +49,9 @@ void arm_host_death(int status_fd) {
 // target. Its parent is the init (pid 1), whose death ends the namespace.
 [[noreturn]] void run_leader(DecodedPlan* plan, int status_fd) {
   StepFailure failure;
+  // First, before anything of the step runs: the host gets the leader's own
+  // pidfd, so it sees the leader end even if this init is held stopped.
+  if (status_fd >= 0) report_leader_pidfd(status_fd);
   if (setpgid(0, 0) != 0) fail(status_fd, {-errno, "setpgid", "contain"});
   // The init's CAP_SYS_ADMIN (a user namespace's, for the mount view) stays
   // for the steps below but does not reach the target: without an ambient
@@ -62,16 +65,32 @@ void arm_host_death(int status_fd) {
   fail(status_fd, failure);
 }
 
-// Reaps every child that has ended; records the leader's status.
-void reap_ended(pid_t leader, bool* leader_ended, int* leader_status) {
+// The wait(2) status that `info` (a waitid(2) answer) describes.
+int wait_status_of(const siginfo_t& info) {
+  if (info.si_code == CLD_EXITED) return (info.si_status & 0xff) << 8;
+  if (info.si_code == CLD_DUMPED) return (info.si_status & 0x7f) | 0x80;
+  return info.si_status & 0x7f;  // CLD_KILLED
+}
+
+// Reaps every child that has ended; records the leader's status. The
+// leader's end is reported on the status channel before the leader is
+// reaped (each ended child is seen with WNOWAIT first): a host that finds
+// the leader gone (it watches the leader's pidfd) knows the report is
+// written, and may kill this init at once.
+void reap_ended(pid_t leader, int status_fd, bool* leader_ended, int* leader_status) {
   for (;;) {
-    int status = 0;
-    pid_t pid = waitpid(-1, &status, WNOHANG);
-    if (pid < 0 && errno == EINTR) continue;
-    if (pid <= 0) return;
-    if (pid == leader) {
+    siginfo_t info = {};
+    if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0) {
+      if (errno == EINTR) continue;
+      return;  // ECHILD
+    }
+    if (info.si_pid == 0) return;  // nobody else has ended
+    if (info.si_pid == leader && !*leader_ended) {
       *leader_ended = true;
-      *leader_status = status;
+      *leader_status = wait_status_of(info);
+      if (status_fd >= 0) report_leader_end(status_fd, *leader_status);
+    }
+    while (waitpid(info.si_pid, nullptr, 0) < 0 && errno == EINTR) {
     }
   }
 }
@@ -97,6 +116,12 @@ void end_namespace() {
   // host's namespace it would signal every process this user may.
   if (getpid() != 1) fail(status_fd, {-EINVAL, "getpid", "contain"});
   arm_host_death(status_fd);
+  // Not dumpable: a step's process of the init's own uid without
+  // CAP_SYS_PTRACE over it (every step of a host without privileges) can
+  // neither ptrace the init (stop it, so the namespace outlives its leader)
+  // nor read its memory. The leader shares this mm until its exec, which
+  // makes the target dumpable again; a root step is not stopped by this.
+  if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) fail(status_fd, {-errno, "prctl", "contain"});
   // The mount view's namespaces: already in a user namespace of the step's
   // own, so no nested one (its capabilities would not reach this PID
   // namespace's proc); a fresh /proc shows this namespace.
@@ -135,13 +160,12 @@ void end_namespace() {
     const int sig = sigwaitinfo(&waited, &info);
     if (sig < 0) continue;  // EINTR
     if (sig == SIGCHLD) {
-      reap_ended(leader, &leader_ended, &leader_status);
+      reap_ended(leader, status_fd, &leader_ended, &leader_status);
     } else if (!kept(sig)) {
       forward(leader, sig);
     }
   }
   end_namespace();
-  if (status_fd >= 0) report_leader_end(status_fd, leader_status);
   // The same status as the init's own, for a reader that never got the report.
   if (WIFSIGNALED(leader_status)) _exit(128 + WTERMSIG(leader_status));
   _exit(WIFEXITED(leader_status) ? WEXITSTATUS(leader_status) : 127);

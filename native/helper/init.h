@@ -15,6 +15,8 @@ namespace exactspawn {
 //   refuse unless it is pid 1 (kill(-1) below must stay inside a namespace);
 //   the parent-death signal (SIGKILL: the host's death ends the namespace; a
 //     host already gone shows on the status pipe, whose read end it held);
+//   not dumpable (prctl PR_SET_DUMPABLE 0: the step's processes without
+//     CAP_SYS_PTRACE cannot ptrace or read it);
 //   the leader vforked into a process group of its own, where it clears the
 //     ambient capabilities, runs the target steps and execs the target (a
 //     failed step goes to the status pipe, exit 127);

@@ -81,7 +81,15 @@ int main(int argc, char** argv) {
   DecodedPlan plan;
   if (int err = decode_plan(bytes, size, &plan); err != 0) fail({err, "read", "helper"});
   if (plan.mode == PlanMode::kProbeUserNamespaceView) return try_user_namespace_view() == 0 ? 0 : 1;
-  // Started in the namespaces (the ids mapped by the vfork child): it works.
+  // A PID namespace's own user namespace: its ids mapped here (the vfork
+  // child kept CAP_SYS_ADMIN for this), in the probe too.
+  if (plan.controls.pid_namespace == PidNamespace::kPidAndUser) {
+    StepFailure failure;
+    if (map_user_namespace(plan.namespace_uid_map, plan.namespace_gid_map, &failure) != 0) {
+      fail(failure);
+    }
+  }
+  // Started in the namespaces, the ids mapped: it works.
   if (plan.mode == PlanMode::kProbePidNamespace) return 0;
   if (plan.controls.pid_namespace != PidNamespace::kNone) run_as_init(&plan, status_fd);
 

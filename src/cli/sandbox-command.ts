@@ -1,5 +1,5 @@
 /** `exactspawn sandbox [--json]`: what this machine can enforce for the `sandbox` option. */
-import { nativeStatus } from "../native.js";
+import { type HelperStatus, helperUnavailable, nativeBinding, nativeStatus } from "../native.js";
 import {
   type CgroupSupport,
   cgroupSupport,
@@ -29,6 +29,9 @@ Prints what the kernel here can enforce for spawn's \`sandbox\` option:
   PID namespace whether steps can be contained in a PID namespace of their own
                 instead (with a user namespace on a host that is not root), or
                 why not; the default where no cgroup can be made
+  exec helper   where the program that starts sandboxed, uid and PID-namespace
+                steps runs from (its file, or a copy in memory), or why it
+                cannot run (exit status 1 then)
 
 Options:
   --json   one JSON object (schema: exactspawn.sandbox/v1)
@@ -54,6 +57,7 @@ export function sandboxJson(
   support: SandboxSupport,
   cgroup: CgroupSupport = cgroupSupport(),
   pid: PidNamespaceSupport = pidNamespaceSupport(),
+  helper: HelperReport | null = helperReport(),
 ): Record<string, unknown> {
   return {
     schema: "exactspawn.sandbox/v1",
@@ -77,7 +81,35 @@ export function sandboxJson(
         reason: pid.reason,
       },
     },
+    helper,
   };
+}
+
+/** The exec helper as the command reports it. */
+export interface HelperReport {
+  readonly run: HelperStatus["run"];
+  readonly path: string;
+  /** Why it cannot run (its error and reason), null when it runs. */
+  readonly reason: string | null;
+}
+
+/** The exec helper's state here, or null without the native engine. */
+export function helperReport(binding = nativeBinding()): HelperReport | null {
+  const status = binding?.helperStatus?.();
+  if (status === undefined) return null;
+  return { run: status.run, path: status.path, reason: helperUnavailable(binding) ?? null };
+}
+
+const HELPER_RUNS: Record<HelperStatus["run"], string> = {
+  file: "runs from its file",
+  memory: "runs from a copy in memory (its file cannot be exec'd there)",
+  unavailable: "cannot run",
+  unset: "not set",
+};
+
+/** Whether a native engine's steps that need the helper can start. */
+function helperFails(helper: HelperReport | null): boolean {
+  return helper !== null && (helper.run === "unavailable" || helper.run === "unset");
 }
 
 export function runSandbox(argv: string[]): number {
@@ -91,9 +123,12 @@ export function runSandbox(argv: string[]): number {
     return 0;
   }
   const support = sandboxSupport();
+  const helper = helperReport();
+  const ok = support.missing.length === 0 && support.native && !helperFails(helper);
   if (values.json) {
-    process.stdout.write(`${JSON.stringify(sandboxJson(support), null, 2)}\n`);
-    return support.missing.length === 0 && support.native ? 0 : 1;
+    const json = sandboxJson(support, cgroupSupport(), pidNamespaceSupport(), helper);
+    process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+    return ok ? 0 : 1;
   }
   const color = colorEnabled(process.stdout);
   const yes = (ok: boolean, text: string) => paint(ok ? "green" : "yellow", text, color);
@@ -140,6 +175,14 @@ export function runSandbox(argv: string[]): number {
       ? yes(true, pid.userNamespace ? "yes (with a user namespace)" : "yes")
       : yes(false, `no: ${pid.reason}`),
   ]);
+  if (helper !== null) {
+    rows.push([
+      "exec helper",
+      helperFails(helper)
+        ? yes(false, `${HELPER_RUNS[helper.run]}: ${helper.reason ?? helper.path}`)
+        : yes(true, HELPER_RUNS[helper.run]),
+    ]);
+  }
   process.stdout.write(`${table(rows)}\n`);
-  return support.missing.length === 0 && support.native ? 0 : 1;
+  return ok ? 0 : 1;
 }

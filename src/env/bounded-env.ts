@@ -18,9 +18,11 @@
  *
  * Used for bash steps (after planSpill) and on its own for agent children.
  */
+
 import { Buffer } from "node:buffer";
 import { pairBytes } from "../env-input.js";
 import { compareNames, EnvBudgetError, InvalidEnvError, type SizedName } from "../errors.js";
+import { ownProperties } from "../known-options.js";
 import { POINTER_BYTES } from "../limits.js";
 import { type Logger, logger } from "../log.js";
 import { defaultProtectedNames, isProtectedName, type ProtectedNames } from "./names.js";
@@ -103,7 +105,9 @@ export function measureArgv(argv: ReadonlyArray<string | Buffer> | ArgvSize): Ar
  * to drop makes it fit, and InvalidEnvError when a single argv string is over
  * maxArgStrlen (no environment change can fix that).
  */
-export function boundedEnv(input: BoundedEnvInput): BoundedEnv {
+export function boundedEnv(given: BoundedEnvInput): BoundedEnv {
+  // Own properties only (known-options.ts): nothing inherited is an input.
+  const input = ownProperties(given);
   const { env, limits } = input;
   const protectedNames = input.protected ?? defaultProtectedNames();
   const log = input.log ?? logger();

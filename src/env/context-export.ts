@@ -11,9 +11,11 @@
  * skipped — never fatal — and returned as data as well as logged by name and
  * reason (never by value).
  */
+
 import { Buffer } from "node:buffer";
 import { types } from "node:util";
 import { compareNames, displayName } from "../errors.js";
+import { ownProperties } from "../known-options.js";
 import { PER_VALUE_ENV_CAP } from "../limits.js";
 import { logger as defaultLogger, type Logger } from "../log.js";
 import {
@@ -189,7 +191,9 @@ function validatedNames(list: unknown, label: string): ReadonlySet<string> {
  * is itself reserved, an allow-list entry that is not an identifier or is
  * reserved). The returned function is total and deterministic.
  */
-export function createContextExporter(options: ContextExportOptions = {}): ContextExporter {
+export function createContextExporter(given: ContextExportOptions = {}): ContextExporter {
+  // Own properties only: an inherited `mode: "bare"` or `namespace` chooses nothing.
+  const options = ownProperties(given);
   const mode: ContextMode = options.mode ?? "namespace";
   if (mode !== "bare" && mode !== "namespace" && mode !== "allowlist") {
     throw new TypeError('context mode must be "bare", "namespace" or "allowlist"');

@@ -11,6 +11,7 @@
  *
  * Pure; no I/O.
  */
+import { ownProperties } from "../known-options.js";
 import { refuseMutation } from "./frozen-map.js";
 import { asciiUpper, validateNameList } from "./names.js";
 
@@ -807,6 +808,8 @@ function prefixOption(value: unknown, label: string, fallback: string): string {
  */
 export function createDenylist(options: DenylistOptions | Denylist = {}): Denylist {
   if (isDenylist(options)) return options;
+  // Own properties only: an inherited `names` or `prefixes` is no addition.
+  options = ownProperties(options);
   const hostPrefix = prefixOption(options.hostPrefix, "hostPrefix", DEFAULT_HOST_PREFIX);
   const stepPrefix = prefixOption(options.stepPrefix, "stepPrefix", DEFAULT_STEP_PREFIX);
   const names = new Set([

@@ -10,7 +10,9 @@
  *
  * Pure; no I/O. Inputs are copied; results are fresh prototype-free Maps.
  */
+
 import { compareNames, InvalidEnvError } from "../errors.js";
+import { ownProperties } from "../known-options.js";
 import { DEFAULT_HOST_PREFIX } from "./denylist.js";
 import { envMapOf } from "./env-map.js";
 import { validateNameList } from "./names.js";
@@ -113,18 +115,16 @@ function prependEntries(
  * Pure. Throws InvalidEnvError for an unrepresentable env entry and TypeError
  * for malformed options (messages never echo a value).
  */
-export function recordImageEnv(
-  env: unknown,
-  options: ImageRecordOptions = {},
-): Map<string, string> {
+export function recordImageEnv(env: unknown, given: ImageRecordOptions = {}): Map<string, string> {
+  // Own properties only (known-options.ts), the nested strip lists too.
+  const options = ownProperties(given);
+  const strip = ownProperties(options.strip);
   const t = tracking(options.prefix, options.separator);
   const stripNames = new Set(
-    options.strip?.names === undefined ? [] : validateNameList(options.strip.names, "strip.names"),
+    strip?.names === undefined ? [] : validateNameList(strip.names, "strip.names"),
   );
   const stripPrefixes =
-    options.strip?.prefixes === undefined
-      ? []
-      : validateNameList(options.strip.prefixes, "strip.prefixes");
+    strip?.prefixes === undefined ? [] : validateNameList(strip.prefixes, "strip.prefixes");
   const prepends = prependEntries(options.prepends, t.separator);
 
   const source = envMapOf(env, "recordImageEnv", false);
@@ -166,8 +166,10 @@ export function recordImageEnv(
  */
 export function restoreImageEnv(
   env: unknown,
-  options: ImageRestoreOptions = {},
+  given: ImageRestoreOptions = {},
 ): Map<string, string> {
+  // Own properties only (known-options.ts).
+  const options = ownProperties(given);
   const t = tracking(options.prefix, options.separator);
   const source = envMapOf(env, "restoreImageEnv", false);
   const extra = envMapOf(options.extra, "restoreImageEnv extra", true);

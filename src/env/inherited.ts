@@ -7,8 +7,10 @@
  * Pure; the only side effect is the optional name-and-size WARN for strings
  * the filter drops.
  */
+
 import { pairBytes } from "../env-input.js";
 import { displayName } from "../errors.js";
+import { ownProperties } from "../known-options.js";
 import { MAX_ARG_STRLEN } from "../limits.js";
 import { logger as defaultLogger, type Logger } from "../log.js";
 import { envMapOf } from "./env-map.js";
@@ -102,10 +104,9 @@ export function isEssentialName(name: string, caseInsensitive = false): boolean 
  * WARN carrying name and size; exactly MAX_ARG_STRLEN passes). Lists are
  * validated as by validateNameList (TypeError). Pure apart from the WARN.
  */
-export function inheritedBase(
-  snapshot: EnvSnapshot,
-  options: InheritedOptions = {},
-): InheritedBase {
+export function inheritedBase(snapshot: EnvSnapshot, given: InheritedOptions = {}): InheritedBase {
+  // Own properties only (known-options.ts): no inherited list or logger.
+  const options = ownProperties(given);
   const caseInsensitive = options.caseInsensitive === true;
   const keyed = (
     list: readonly string[] | undefined,

@@ -14,8 +14,10 @@
  *
  * Pure; no I/O, no logging (context skips were logged by the exporter).
  */
+
 import { assertEnvValue } from "../env-input.js";
 import { compareNames, displayName, InvalidEnvError } from "../errors.js";
+import { ownProperties } from "../known-options.js";
 import type { ContextExport, ContextSkip } from "./context-export.js";
 import { type Denylist, type DenylistScope, isUnsafeValue, matchesDenylist } from "./denylist.js";
 import { envMapOf } from "./env-map.js";
@@ -152,7 +154,9 @@ export function trustedEnvMap(input: unknown, label: string): Map<string, string
  * cannot be represented (NUL, lone surrogate) — an error before spawn, never
  * echoing the value; every other problem of an untrusted entry is a skip.
  */
-export function layerEnv(input: LayerInput): LayeredEnv {
+export function layerEnv(given: LayerInput): LayeredEnv {
+  // Own properties only (known-options.ts): an inherited layer is no layer.
+  const input = ownProperties(given);
   // Case-sensitive names (the Linux rule): the layers below the step values,
   // the step values and the layers above them are collected apart and merged
   // in name order at the end, each set already sorted or small. In

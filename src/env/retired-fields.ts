@@ -4,6 +4,7 @@
  * string under MAX_ARG_STRLEN without a per-step setting, so the field is
  * accepted, ignored, and warned about once per step.
  */
+import { ownProperties } from "../known-options.js";
 import { type Logger, logger } from "../log.js";
 
 /** The fields of a step this module looks at. */
@@ -27,8 +28,10 @@ export interface RetiredFieldNotice {
  * Each checker has its own memory (one per recipe run or runtime).
  */
 export function retiredFieldWarner(
-  options: { readonly log?: Logger; readonly context?: string } = {},
+  given: { readonly log?: Logger; readonly context?: string } = {},
 ): (step: StepWithRetiredFields) => RetiredFieldNotice | null {
+  // Own properties only (known-options.ts): no inherited logger.
+  const options = ownProperties(given);
   const warned = new Set<string>();
   return (step) => {
     if (step.maxEnvValueBytes === undefined || warned.has(step.name)) return null;

@@ -16,9 +16,11 @@
  * is a SpillError (the preamble's `read -d ''` stops at NUL); the error and
  * every log line carry names and sizes, never values.
  */
+
 import { Buffer } from "node:buffer";
 import { pairBytes } from "../env-input.js";
 import { compareNames, SpillError } from "../errors.js";
+import { ownProperties } from "../known-options.js";
 import { PER_VALUE_ENV_CAP, POINTER_BYTES } from "../limits.js";
 import { type Logger, logger } from "../log.js";
 import { measureEnv } from "./bounded-env.js";
@@ -147,7 +149,9 @@ function sizesByName(env: ReadonlyMap<string, string>): ReadonlyMap<string, numb
  * only). When nothing spills or is dropped, `inline` is the input map itself. Throws SpillError (code
  * ERR_EXACTSPAWN_SPILL_NUL) when a value that must spill contains NUL.
  */
-export function planSpill(input: SpillPlanInput): SpillPlan {
+export function planSpill(given: SpillPlanInput): SpillPlan {
+  // Own properties only (known-options.ts): nothing inherited is an input.
+  const input = ownProperties(given);
   const cap = input.perValueCap ?? PER_VALUE_ENV_CAP;
   const log = input.log ?? logger();
   const { env, stepNames, limits } = input;

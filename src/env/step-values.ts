@@ -27,8 +27,10 @@
  * the spill planner's decision. Skips are returned as data and not logged
  * here; the caller decides whether to log them (names only).
  */
+
 import { types } from "node:util";
 import { compareNames, displayName, TooManyKeysError } from "../errors.js";
+import { ownProperties } from "../known-options.js";
 import { asciiUpper, isUpperIdentifier } from "./names.js";
 import { REFUSE_FACTOR, topLevelKeyCount } from "./untrusted-keys.js";
 
@@ -195,7 +197,9 @@ function isNamePiece(piece: string): boolean {
  * everything else it cannot represent is listed in `skipped` with a reason.
  * Never logs, never runs a getter or a key's toString.
  */
-export function stepValueEnv(values: StepValues, options: StepValueOptions = {}): StepValueEnv {
+export function stepValueEnv(values: StepValues, given: StepValueOptions = {}): StepValueEnv {
+  // Own properties only (known-options.ts): no inherited prefix, separator or filter.
+  const options = ownProperties(given);
   const prefix = options.prefix ?? DEFAULT_PREFIX;
   const separator = options.nestedSeparator ?? DEFAULT_SEPARATOR;
   const maxDepth = Math.max(0, Math.floor(options.maxDepth ?? DEFAULT_MAX_DEPTH));

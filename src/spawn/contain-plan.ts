@@ -18,9 +18,21 @@
  * parent does not become writable or lose a controller under a running host
  * often enough to pay for a probe per step).
  */
-import { accessSync, constants, readFileSync } from "node:fs";
-import { type NativeBinding, nativeBinding, type RawContain } from "../native.js";
-import { type ContainedReport, ContainmentError, type NormalizedContain } from "./contain.js";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, readFileSync, rmdirSync } from "node:fs";
+import {
+  helperUnavailable,
+  type NativeBinding,
+  nativeBinding,
+  type RawContain,
+} from "../native.js";
+import {
+  type ContainedReport,
+  ContainmentError,
+  LIMIT_FILES,
+  type LimitKey,
+  type NormalizedContain,
+} from "./contain.js";
 
 /** What this host can do for a parent: a cgroup, or why not. */
 export interface CgroupSupport {
@@ -51,8 +63,14 @@ function probeParent(parent: string, mount: string): CgroupSupport {
   if (parent !== mount && !parent.startsWith(`${mount}/`)) {
     return unavailable(parent, "cgroup2", `${parent} is not inside the cgroup2 mount ${mount}`);
   }
+  // Probed by doing what a step will do: make a cgroup there (and remove it).
+  // Asking access(2) instead answers for the directory's mode bits (0555 on
+  // cgroupfs) where the runtime does not defer to the kernel (Deno says
+  // EACCES to root), and not for what cgroupfs itself allows.
+  const probe = `${parent}/exactspawn-probe-${process.pid}-${randomBytes(8).toString("hex")}`;
   try {
-    accessSync(parent, constants.W_OK);
+    mkdirSync(probe);
+    rmdirSync(probe);
   } catch (error) {
     const code = (error as { code?: string }).code ?? "EACCES";
     return unavailable(
@@ -149,6 +167,14 @@ export function pidNamespaceSupport(
         "a PID namespace needs the native addon and its exec helper, which are not loaded (the child_process fallback cannot start a child in one)",
       missing: ["native engine"],
     };
+  } else if (binding.helperStatus?.().run === "unavailable") {
+    // The probe runs the helper: its failure is the helper's, not the kernel's.
+    support = {
+      available: false,
+      userNamespace: false,
+      reason: `a PID namespace's init is the exec helper, which cannot run: ${helperUnavailable(binding) ?? "unavailable"}`,
+      missing: ["exec helper"],
+    };
   } else {
     const probe = binding.probePidNamespace();
     support = probe.works
@@ -240,7 +266,11 @@ function inPidNamespace(
   }
   return {
     raw: { namespace: support.userNamespace ? "pid+user" : "pid" },
-    report: Object.freeze({ mechanism: "pid-namespace", userNamespace: support.userNamespace }),
+    report: Object.freeze({
+      mechanism: "pid-namespace",
+      userNamespace: support.userNamespace,
+      limitEvents: null,
+    }),
   };
 }
 
@@ -257,17 +287,25 @@ function inCgroup(contain: NormalizedContain, support: CgroupSupport): Containme
     );
   }
   const limits = contain.limits.filter(([controller]) => support.controllers.includes(controller));
-  const asked: Record<string, number> = {};
-  for (const [key, value] of Object.entries(contain.asked)) {
-    const controller = key === "memoryMax" ? "memory" : key === "pidsMax" ? "pids" : "cpu";
-    if (value !== undefined && support.controllers.includes(controller)) asked[key] = value;
+  const asked: Partial<Record<LimitKey, number>> = {};
+  for (const key of Object.keys(contain.asked) as LimitKey[]) {
+    const value = contain.asked[key];
+    if (value !== undefined && support.controllers.includes(LIMIT_FILES[key].controller)) {
+      asked[key] = value;
+    }
   }
   return {
-    raw: limits.length > 0 ? { parent, limits } : { parent },
+    // No prototype: the addon reads `namespace` first, and an inherited one
+    // must not turn this cgroup into a PID namespace (nor `limits` be inherited).
+    raw: Object.assign(
+      Object.create(null) as RawContain,
+      limits.length > 0 ? { parent, limits } : { parent },
+    ),
     report: Object.freeze({
       mechanism: "cgroup",
       cgroupParent: parent,
       limits: Object.freeze(asked),
+      limitEvents: null,
     }),
   };
 }

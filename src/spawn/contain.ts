@@ -2,11 +2,11 @@
  * The `contain` option: every process a step starts — `setsid` daemons,
  * double forks and `nohup` jobs included — is killed when the step ends
  * (its leader exits, it times out, is aborted or killed, or the host dies),
- * and only then does the step settle (docs/containment.md). Validation and
- * the error only; what this host can do and what a step gets is decided in
- * contain-plan.ts.
+ * and only then does the step settle (docs/containment.md). Validation, the
+ * limits' files, the report and the error; what this host can do and what a
+ * step gets is decided in contain-plan.ts.
  */
-import { assertKnownOptions, knownKeys } from "../known-options.js";
+import { knownKeys, ownOptions } from "../known-options.js";
 
 /** How a step is contained (docs/containment.md). */
 export type ContainMechanism = "cgroup" | "pid-namespace";
@@ -48,7 +48,7 @@ export interface NormalizedContain {
   readonly cgroupParent: string | undefined;
   readonly limits: ReadonlyArray<readonly [string, string, string]>;
   /** The limits as asked, for the report. */
-  readonly asked: Readonly<Pick<ContainSettings, "memoryMax" | "pidsMax" | "cpuMax">>;
+  readonly asked: Readonly<Pick<ContainSettings, LimitKey>>;
 }
 
 /** What was applied to a step: its `contained` field (null: nothing). */
@@ -59,6 +59,28 @@ export interface PidNamespaceContainedReport {
   readonly mechanism: "pid-namespace";
   /** Whether a user namespace was made with it (a host without CAP_SYS_ADMIN). */
   readonly userNamespace: boolean;
+  /** A PID namespace has no limits, so nothing to count: always null. */
+  readonly limitEvents: null;
+}
+
+/**
+ * What the kernel counted against the step's limits, read from its cgroup
+ * when it ended (docs/containment.md#what-a-limit-did); each null where its
+ * controller is not enabled for the step.
+ */
+export interface LimitEvents {
+  /** pids.events `max`: forks and clones refused at pids.max. */
+  readonly pidsMax: number | null;
+  /** memory.events `max`: times the tree's usage met memory.max (reclaim, not yet a failure). */
+  readonly memoryMax: number | null;
+  /** memory.events `oom`: times the OOM killer was invoked for the tree. */
+  readonly oom: number | null;
+  /** memory.events `oom_kill`: processes of the tree the OOM killer ended. */
+  readonly oomKill: number | null;
+  /** cpu.stat `throttled_usec`: time the tree waited, held back by cpu.max. */
+  readonly cpuThrottledMicros: number | null;
+  /** cpu.stat `nr_throttled`: periods in which cpu.max held the tree back. */
+  readonly cpuThrottledPeriods: number | null;
 }
 
 /** The step ran in a cgroup of its own. */
@@ -67,8 +89,25 @@ export interface CgroupContainedReport {
   /** The parent the step's cgroup was made under. */
   readonly cgroupParent: string;
   /** The limits written into the step's cgroup. */
-  readonly limits: Readonly<Pick<ContainSettings, "memoryMax" | "pidsMax" | "cpuMax">>;
+  readonly limits: Readonly<Pick<ContainSettings, LimitKey>>;
+  /** What the kernel counted against the limits (null: the step never ran, e.g. a start failure). */
+  readonly limitEvents: LimitEvents | null;
 }
+
+/** The limit settings. */
+export type LimitKey = "memoryMax" | "pidsMax" | "cpuMax";
+
+/**
+ * Each limit's controller and file: the one place that says which (the plan
+ * keeps a limit only where its controller is delegated).
+ */
+export const LIMIT_FILES: Readonly<
+  Record<LimitKey, { readonly controller: string; readonly file: string }>
+> = Object.freeze({
+  memoryMax: { controller: "memory", file: "memory.max" },
+  pidsMax: { controller: "pids", file: "pids.max" },
+  cpuMax: { controller: "cpu", file: "cpu.max" },
+});
 
 const SETTINGS_KEYS = knownKeys<ContainSettings>({
   mechanism: true,
@@ -80,6 +119,14 @@ const SETTINGS_KEYS = knownKeys<ContainSettings>({
 
 /** cpu.max's period: quota and period in microseconds (the kernel's default period). */
 const CPU_PERIOD = 100_000;
+
+/** A limit as its cgroup file takes it. */
+function limitValue(key: LimitKey, value: number): string {
+  if (key !== "cpuMax") return String(value);
+  // Quota and period in microseconds; the kernel's floor for a quota is 1 ms.
+  const quota = Math.max(1000, Math.round(value * CPU_PERIOD));
+  return `${quota} ${CPU_PERIOD}`;
+}
 
 function integer(value: unknown, where: string, min: number): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min) {
@@ -111,8 +158,7 @@ export function normalizeContain(api: string, value: unknown): NormalizedContain
       `${api}: options.contain must be true, false, "best-effort" or an object of settings`,
     );
   }
-  assertKnownOptions(value, SETTINGS_KEYS, `${api}: options.contain`);
-  const s = value as ContainSettings;
+  const s = ownOptions(value as ContainSettings, SETTINGS_KEYS, `${api}: options.contain`);
   const where = `${api}: options.contain`;
   if (
     s.cgroupParent !== undefined &&
@@ -122,25 +168,19 @@ export function normalizeContain(api: string, value: unknown): NormalizedContain
   ) {
     throw new TypeError(`${where}.cgroupParent must be an absolute path without NUL or newline`);
   }
-  const limits: Array<readonly [string, string, string]> = [];
-  const asked: Record<string, number> = {};
-  if (s.memoryMax !== undefined) {
-    asked["memoryMax"] = integer(s.memoryMax, `${where}.memoryMax`, 0);
-    limits.push(["memory", "memory.max", String(s.memoryMax)]);
-  }
-  if (s.pidsMax !== undefined) {
-    asked["pidsMax"] = integer(s.pidsMax, `${where}.pidsMax`, 1);
-    limits.push(["pids", "pids.max", String(s.pidsMax)]);
-  }
+  const asked: Partial<Record<LimitKey, number>> = {};
+  if (s.memoryMax !== undefined) asked.memoryMax = integer(s.memoryMax, `${where}.memoryMax`, 0);
+  if (s.pidsMax !== undefined) asked.pidsMax = integer(s.pidsMax, `${where}.pidsMax`, 1);
   if (s.cpuMax !== undefined) {
     if (typeof s.cpuMax !== "number" || !Number.isFinite(s.cpuMax) || !(s.cpuMax > 0)) {
       throw new TypeError(`${where}.cpuMax must be a number of CPUs > 0`);
     }
-    asked["cpuMax"] = s.cpuMax;
-    // The kernel's floor for a quota is 1 ms.
-    const quota = Math.max(1000, Math.round(s.cpuMax * CPU_PERIOD));
-    limits.push(["cpu", "cpu.max", `${quota} ${CPU_PERIOD}`]);
+    asked.cpuMax = s.cpuMax;
   }
+  const limits = (Object.keys(asked) as LimitKey[]).map((key) => {
+    const { controller, file } = LIMIT_FILES[key];
+    return [controller, file, limitValue(key, asked[key] as number)] as const;
+  });
   if (s.mechanism !== undefined && s.mechanism !== "cgroup" && s.mechanism !== "pid-namespace") {
     throw new TypeError(`${where}.mechanism must be "cgroup" or "pid-namespace"`);
   }
@@ -150,6 +190,20 @@ export function normalizeContain(api: string, value: unknown): NormalizedContain
     );
   }
   return { required: true, mechanism: s.mechanism, cgroupParent: s.cgroupParent, limits, asked };
+}
+
+/**
+ * A step's `contained` as its result and error give it: the plan's report,
+ * with what the kernel counted against the limits of a cgroup-contained step
+ * that ran (the engine's `limitEvents`).
+ */
+export function containedReport(
+  report: ContainedReport | null | undefined,
+  limitEvents: LimitEvents | undefined,
+): ContainedReport | null {
+  if (report == null) return null;
+  if (report.mechanism !== "cgroup" || limitEvents === undefined) return report;
+  return Object.freeze({ ...report, limitEvents });
 }
 
 /** Containment was asked and this host cannot apply it as asked; nothing was started. */

@@ -32,6 +32,7 @@
  */
 import { constants } from "node:os";
 import type { RawDeadline } from "../native.js";
+import type { LimitEvents } from "./contain.js";
 import type { FailureReason } from "./spawn-errors.js";
 
 const SIGKILL = constants.signals.SIGKILL;
@@ -119,21 +120,28 @@ export function endingFailure(endings: readonly Ending[]): FailureReason | null 
 
 /**
  * The one rule that decides a run's failure, for spawn and spawnSync alike:
- * an ending that counts, else the OOM killer, a signal, a non-zero exit.
+ * an ending that counts; else the OOM killer ended a process of the tree
+ * ("oom", whatever the leader's status: exit 0 included); else, for a run
+ * that failed (a signal, a non-zero exit), a limit the kernel enforced
+ * ("limit": a fork refused at pids.max, the OOM killer invoked), else the
+ * signal or the exit. cpu.max throttling and reclaim at memory.max only slow
+ * a tree down: they name no failure (docs/containment.md).
  */
 export function runFailure(
   endings: readonly Ending[],
   exit: {
     readonly exitCode: number | null;
     readonly signal: string | null;
-    readonly oomKilled?: boolean | undefined;
+    readonly limitEvents?: LimitEvents | undefined;
   },
 ): FailureReason | null {
   const ended = endingFailure(endings);
   if (ended !== null) return ended;
-  if (exit.oomKilled === true) return "oom";
-  if (exit.signal !== null) return "signal";
-  return exit.exitCode !== 0 ? "exit" : null;
+  const events = exit.limitEvents;
+  if ((events?.oomKill ?? 0) > 0) return "oom";
+  if (exit.signal === null && exit.exitCode === 0) return null;
+  if ((events?.pidsMax ?? 0) > 0 || (events?.oom ?? 0) > 0) return "limit";
+  return exit.signal !== null ? "signal" : "exit";
 }
 
 /**

@@ -6,6 +6,7 @@ import type { Buffer } from "node:buffer";
 import type { Readable, Writable } from "node:stream";
 import type { EnvEntry } from "../env-input.js";
 import type { RawContain, RawSandbox, RawTreeUsage } from "../native.js";
+import type { LimitEvents } from "./contain.js";
 import type { DeadlinePlan, EndingRecord } from "./deadline-plan.js";
 import type { ExecControls } from "./exec-controls.js";
 
@@ -59,9 +60,22 @@ export function resourceUsageOf(raw: {
   };
 }
 
-/** Whether the kernel's OOM killer ended a process of a contained step's tree (memory.events). */
-export function oomKilled(raw: { tree?: RawTreeUsage | undefined }): boolean {
-  return (raw.tree?.oomKills ?? 0) > 0;
+/**
+ * What the kernel counted against a contained step's limits (its cgroup's
+ * pids.events, memory.events and cpu.stat), or undefined for a step without
+ * a cgroup.
+ */
+export function limitEventsOf(raw: { tree?: RawTreeUsage | undefined }): LimitEvents | undefined {
+  const tree = raw.tree;
+  if (tree === undefined) return undefined;
+  return Object.freeze({
+    pidsMax: tree.pidsMaxEvents,
+    memoryMax: tree.memoryMaxEvents,
+    oom: tree.oomEvents,
+    oomKill: tree.oomKills,
+    cpuThrottledMicros: tree.cpuThrottledMicros,
+    cpuThrottledPeriods: tree.cpuThrottledPeriods,
+  });
 }
 
 export interface EngineExit {
@@ -71,8 +85,8 @@ export interface EngineExit {
   readonly resourceUsage: ResourceUsage | null;
   /** What the engine captured itself, by slot (see EngineChild.captured). */
   readonly output?: ReadonlyArray<Buffer | null> | undefined;
-  /** A contained step whose tree met the OOM killer (memory.events oom_kill). */
-  readonly oomKilled?: boolean | undefined;
+  /** A step contained in a cgroup: what the kernel counted against its limits. */
+  readonly limitEvents?: LimitEvents | undefined;
   /**
    * When the exit happened as far as the engine saw it, on performance.now()'s
    * scale: the native engine's reap, or the deadline keeper's look after an

@@ -5,6 +5,7 @@
  * TypeError for a wrong type or unknown name, RangeError for a value out of
  * range; never coerces. See docs/spawn.md, "Exec controls".
  */
+import { ownItems } from "../known-options.js";
 import { signalNumber } from "./signals.js";
 
 /** Every resource getrlimit(2) documents for Linux, by its prlimit(1) name. */
@@ -122,7 +123,7 @@ function groupList(value: unknown): number[] | undefined {
   if (value.length > MAX_GROUPS) {
     throw new RangeError(`spawn: options.groups has more than ${MAX_GROUPS} entries`);
   }
-  return value.map((gid, i) => integer(gid, `groups[${i}]`, 0, MAX_ID));
+  return ownItems(value).map((gid, i) => integer(gid, `groups[${i}]`, 0, MAX_ID));
 }
 
 /**
@@ -135,8 +136,10 @@ export function childStackSoft(controls: ExecControls | undefined): number | und
 }
 
 /**
- * Validates the exec controls of `options`; undefined when none is set (the
- * spawn then needs none of them). Throws TypeError/RangeError naming the option.
+ * Validates the exec controls of `options`, a front door's plan (own
+ * properties only, nothing inherited: ownOptions in known-options.ts); undefined
+ * when none is set (the spawn then needs none of them). Throws
+ * TypeError/RangeError naming the option.
  */
 export function normalizeExecControls(options: ExecControlOptions): ExecControls | undefined {
   const o = options;

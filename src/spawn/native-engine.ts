@@ -28,6 +28,7 @@ import type {
   RawSpawnOptions,
   RawTreeUsage,
 } from "../native.js";
+import { explainHelperFailure } from "../native.js";
 import {
   type DeadlinePlan,
   type EndingRecord,
@@ -39,7 +40,7 @@ import {
   type EngineChild,
   type EngineExit,
   type EngineRequest,
-  oomKilled,
+  limitEventsOf,
   resourceUsageOf,
   type StdioSlot,
   type TakenOver,
@@ -219,7 +220,12 @@ export function packedArgs(
   return { argv: argv.bytes, argvCount: argv.count, envp: envp.bytes, envpCount: envp.count };
 }
 
-const NO_CONTROLS: RawExecControls = Object.freeze({});
+/**
+ * The addon reads each control by name through the prototype chain: the
+ * objects it gets have none, so a control this spawn does not set is never
+ * one inherited from a polluted Object.prototype (`uid`, `rlimits`…).
+ */
+const NO_CONTROLS: RawExecControls = Object.freeze(Object.create(null) as RawExecControls);
 
 /**
  * EXACTSPAWN_CHILD_PATH=posix_spawn: spawns without exec controls of an
@@ -242,7 +248,7 @@ export function nativeControls(
 }
 
 function rawControls(controls: ExecControls): RawExecControls {
-  const raw: RawExecControls = {};
+  const raw: RawExecControls = Object.create(null);
   if (controls.uid !== undefined) raw.uid = controls.uid;
   if (controls.gid !== undefined) raw.gid = controls.gid;
   if (controls.groups !== undefined) raw.groups = controls.groups;
@@ -324,8 +330,8 @@ function exitOf(
     signal,
     resourceUsage: resourceUsageOf(raw),
     output,
+    limitEvents: limitEventsOf(raw),
     exitedAt,
-    ...(oomKilled(raw) ? { oomKilled: true } : {}),
   };
 }
 
@@ -387,39 +393,44 @@ export function nativeEngine(binding: SpawnCapable): Engine {
       let child: NativeChild | undefined;
       const argv = packStrings(request.argv, "spawn: argv", request.argvBytes);
       const envp = packedEnvp(request.entries);
-      const handle = binding.spawn(
-        request.file,
-        argv.bytes,
-        argv.count,
-        envp.bytes,
-        envp.count,
-        request.cwd,
-        stdioFds(request),
-        spawnFlags(request, posixSpawn),
-        (exitCode, signal, userCpuMicros, systemCpuMicros, maxRssKiB, output, tree, exitedAt) => {
-          try {
-            child?.exited();
-            onExit(
-              exitCode instanceof Error
-                ? exitCode
-                : exitOf(
-                    exitCode,
-                    signal!,
-                    userCpuMicros!,
-                    systemCpuMicros!,
-                    maxRssKiB!,
-                    output,
-                    tree,
-                    exitedAt,
-                  ),
-            );
-          } catch (error) {
-            rethrowLater(error);
-          }
-        },
-        plan === undefined ? undefined : nativeDeadlineNumbers(plan),
-        spawnMore(request, captured, onOverflow),
-      );
+      let handle: RawChildHandle;
+      try {
+        handle = binding.spawn(
+          request.file,
+          argv.bytes,
+          argv.count,
+          envp.bytes,
+          envp.count,
+          request.cwd,
+          stdioFds(request),
+          spawnFlags(request, posixSpawn),
+          (exitCode, signal, userCpuMicros, systemCpuMicros, maxRssKiB, output, tree, exitedAt) => {
+            try {
+              child?.exited();
+              onExit(
+                exitCode instanceof Error
+                  ? explainHelperFailure(exitCode, binding)
+                  : exitOf(
+                      exitCode,
+                      signal!,
+                      userCpuMicros!,
+                      systemCpuMicros!,
+                      maxRssKiB!,
+                      output,
+                      tree,
+                      exitedAt,
+                    ),
+              );
+            } catch (error) {
+              rethrowLater(error);
+            }
+          },
+          plan === undefined ? undefined : nativeDeadlineNumbers(plan),
+          spawnMore(request, captured, onOverflow),
+        );
+      } catch (error) {
+        throw explainHelperFailure(error, binding);
+      }
       child = new NativeChild(handle, request.stdio.length, captured, plan, close);
       return child;
     },

@@ -12,6 +12,7 @@
  */
 import { realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
+import { ownItems, ownProperties } from "../known-options.js";
 import { nativeBinding, type RawSandbox } from "../native.js";
 import { SandboxError } from "./sandbox-error.js";
 import { beneath, resolveSandboxPaths } from "./sandbox-paths.js";
@@ -113,7 +114,7 @@ function fail(api: string, message: string): never {
 
 function pathList(api: string, value: unknown, field: string): string[] {
   if (!Array.isArray(value)) fail(api, `.${field} must be an array of paths`);
-  return value.map((path, i) => {
+  return ownItems(value).map((path, i) => {
     if (typeof path !== "string" || path.length === 0 || path.includes("\0")) {
       fail(api, `.${field}[${i}] must be a non-empty path without NUL`);
     }
@@ -133,13 +134,15 @@ export function normalizeSandbox(api: string, value: unknown): NormalizedSandbox
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     fail(api, " must be an object");
   }
-  const o = value as Record<string, unknown>;
-  for (const key of Object.keys(o)) {
+  // Own properties only, each read once (see ownProperties).
+  for (const key of Object.keys(value)) {
     if (!KEYS.has(key)) fail(api, ` has an unknown field: ${key}`);
   }
+  const o = ownProperties(value as Record<string, unknown>);
   const readable = o["readable"] === undefined || o["readable"] === "all" ? "all" : o["readable"];
-  const weaker = o["allowWeaker"] ?? [];
-  if (!Array.isArray(weaker)) fail(api, ".allowWeaker must be an array");
+  const weakerList = o["allowWeaker"] ?? [];
+  if (!Array.isArray(weakerList)) fail(api, ".allowWeaker must be an array");
+  const weaker = ownItems(weakerList);
   for (const part of weaker) {
     if (!(SANDBOX_PARTS as readonly unknown[]).includes(part)) {
       fail(api, `.allowWeaker has an unknown part (one of ${SANDBOX_PARTS.join(", ")})`);

@@ -20,6 +20,7 @@
 import { Buffer } from "node:buffer";
 import { displayName } from "../errors.js";
 import type { ExecFootprint } from "../limits.js";
+import type { ContainedReport } from "./contain.js";
 import type { ResourceUsage } from "./engine.js";
 
 const BRAND = Symbol.for("exactspawn.SubprocessError");
@@ -66,7 +67,15 @@ export class SpawnError extends Error {
 }
 
 /** Why a run counts as failed. */
-export type FailureReason = "exit" | "signal" | "timeout" | "abort" | "maxBuffer" | "oom" | "input";
+export type FailureReason =
+  | "exit"
+  | "signal"
+  | "timeout"
+  | "abort"
+  | "maxBuffer"
+  | "oom"
+  | "limit"
+  | "input";
 
 export interface SubprocessFailure {
   readonly reason: FailureReason;
@@ -79,6 +88,8 @@ export interface SubprocessFailure {
   readonly durationMs: number;
   /** What the child cost; null when it was not reaped by the addon (the fallback). */
   readonly resourceUsage: ResourceUsage | null;
+  /** The containment applied, with what the kernel counted against its limits (null: none). */
+  readonly contained?: ContainedReport | null | undefined;
   readonly timeoutMs?: number | undefined;
   /** When the ending's signal went (SpawnResult.killedAt); absent or null when none went. */
   readonly killedAt?: number | null | undefined;
@@ -116,6 +127,8 @@ function reasonText(failure: SubprocessFailure): string {
       return `was killed with ${failure.signal}`;
     case "oom":
       return "ran out of memory (the kernel's OOM killer ended a process of its contained tree)";
+    case "limit":
+      return `${failure.signal !== null ? `was killed with ${failure.signal}` : `failed with exit code ${failure.exitCode}`} after its contained tree met a limit (counts in error.contained.limitEvents)`;
     default:
       return `failed with exit code ${failure.exitCode}`;
   }
@@ -181,6 +194,12 @@ export class SubprocessError<Stdout = string | Buffer | null, Stderr = Stdout> e
   readonly durationMs: number;
   /** CPU time and peak RSS of the child (see SpawnResult.resourceUsage); null on the fallback. */
   readonly resourceUsage: ResourceUsage | null;
+  /**
+   * The containment applied (as SpawnResult.contained), with what the kernel
+   * counted against its limits: `contained.limitEvents`. null when the step
+   * was not contained.
+   */
+  readonly contained: ContainedReport | null;
   /** Set on errors of runtime.bash and runtime.spawn: the step's name, if it has one. */
   declare readonly step?: string | undefined;
   /** Set on errors of runtime.bash and runtime.spawn: the call's correlation id. */
@@ -208,6 +227,7 @@ export class SubprocessError<Stdout = string | Buffer | null, Stderr = Stdout> e
     hidden(this, "stderrTail", tail(failure.stderr));
     this.durationMs = failure.durationMs;
     this.resourceUsage = failure.resourceUsage;
+    this.contained = failure.contained ?? null;
     this.timedOut = failure.reason === "timeout";
     this.isCanceled = failure.reason === "abort";
     this.killedAt = failure.killedAt ?? null;

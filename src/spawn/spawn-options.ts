@@ -4,7 +4,7 @@
  */
 import { Buffer } from "node:buffer";
 import type { EnvInput } from "../env-input.js";
-import { assertKnownOptions, knownKeys } from "../known-options.js";
+import { knownKeys, ownOptions } from "../known-options.js";
 import { type ContainOption, type NormalizedContain, normalizeContain } from "./contain.js";
 import type { StdioSlot } from "./engine.js";
 import {
@@ -203,7 +203,10 @@ function stdioSlots(value: unknown, hasInput: boolean): readonly StdioSlot[] {
   }
   if (!Array.isArray(value)) fail("options.stdio must be a string or an array");
   const slots: StdioSlot[] = [];
-  for (let i = 0; i < value.length; i++) slots.push(stdioSlot(value[i], i));
+  // A hole is no slot: never an index inherited from a prototype.
+  for (let i = 0; i < value.length; i++) {
+    slots.push(stdioSlot(Object.hasOwn(value, i) ? value[i] : undefined, i));
+  }
   while (slots.length < 3) slots.push("ignore");
   if (hasInput && slots[0] !== "pipe") {
     if (slots[0] !== "ignore") fail("options.input needs stdin to be a pipe");
@@ -269,8 +272,8 @@ export function normalizeOptions(options: SpawnOptions | undefined): NormalizedO
 }
 
 function normalizeFresh(options: SpawnOptions): NormalizedOptions {
-  assertKnownOptions(options, SPAWN_OPTION_KEYS, "spawn");
-  const o = options;
+  // Own properties only, each read once: nothing below reads `options` again.
+  const o = ownOptions(options, SPAWN_OPTION_KEYS, "spawn");
   if (o.path !== undefined && (typeof o.path !== "string" || o.path.includes("\0"))) {
     fail("options.path must be a string without NUL");
   }

@@ -9,7 +9,9 @@
  */
 import { Buffer } from "node:buffer";
 import { performance } from "node:perf_hooks";
+import { ownDataValue } from "../known-options.js";
 import { nativeBinding } from "../native.js";
+import { containedReport } from "./contain.js";
 import { planContainment } from "./contain-plan.js";
 import { deadlinePlan, runFailure } from "./deadline-plan.js";
 import type { EngineRequest } from "./engine.js";
@@ -83,7 +85,7 @@ export function spawnSync(
     return runSync(file, args, options);
   } finally {
     // The child holds its own copies once started, or never will.
-    releasePipeEnds(options?.stdio);
+    releasePipeEnds(ownDataValue(options, "stdio"));
   }
 }
 
@@ -93,7 +95,12 @@ function runSync(
   options: SpawnSyncOptions | undefined,
 ): SpawnResult {
   for (const key of ASYNC_ONLY) {
-    if (options != null && (options as Record<string, unknown>)[key] !== undefined) {
+    // Own keys only: an inherited `signal` must not refuse every spawnSync.
+    if (
+      options != null &&
+      Object.hasOwn(options, key) &&
+      (options as Record<string, unknown>)[key] !== undefined
+    ) {
       throw new TypeError(
         `spawnSync: options.${key} is only for spawn (spawnSync returns when the child has exited)`,
       );
@@ -156,6 +163,7 @@ function runSync(
       stderr,
       durationMs,
       resourceUsage: exit.resourceUsage,
+      contained: containedReport(containment.report, exit.limitEvents),
       timeoutMs: o.timeout,
       killedAt: exit.killedAt,
     });
@@ -169,7 +177,7 @@ function runSync(
     durationMs,
     resourceUsage: exit.resourceUsage,
     native: engine.native,
-    contained: containment.report,
+    contained: containedReport(containment.report, exit.limitEvents),
     failure,
     killedAt: exit.killedAt,
   };

@@ -8,6 +8,7 @@
  */
 import type { Buffer } from "node:buffer";
 import { constants } from "node:os";
+import { ownDataValue } from "../known-options.js";
 import { type NativeBinding, nativeBinding, nativeStatus } from "../native.js";
 import { planContainment } from "./contain-plan.js";
 import type { Engine, EngineRequest } from "./engine.js";
@@ -87,7 +88,7 @@ export function spawn(
     return startSubprocess(file, args, options);
   } finally {
     // The child holds its own copies once started, or never will.
-    releasePipeEnds(options?.stdio);
+    releasePipeEnds(ownDataValue(options, "stdio"));
   }
 }
 

@@ -12,7 +12,7 @@
 import { Buffer } from "node:buffer";
 import { performance } from "node:perf_hooks";
 import { Readable, type Writable } from "node:stream";
-import type { ContainedReport } from "./contain.js";
+import { type ContainedReport, containedReport } from "./contain.js";
 import {
   type DeadlinePlan,
   deadlinePlan,
@@ -569,7 +569,7 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
         durationMs,
         resourceUsage: exit.resourceUsage,
         native: this.native,
-        contained: policy.contained ?? null,
+        contained: containedReport(policy.contained, exit.limitEvents),
         failure,
         killedAt: this.#killedAt,
       },
@@ -629,6 +629,7 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
       stderr: output?.stderr ?? null,
       durationMs: output?.durationMs ?? performance.now() - this.#start,
       resourceUsage: exit?.resourceUsage ?? null,
+      contained: containedReport(this.#policy.contained, exit?.limitEvents),
       timeoutMs: this.#plan.timeoutMs,
       killedAt: this.#killedAt,
       cause: this.#killCause,

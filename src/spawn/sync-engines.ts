@@ -10,9 +10,15 @@ import { Buffer } from "node:buffer";
 import { spawnSync as spawnChildSync } from "node:child_process";
 import { constants } from "node:os";
 import { systemError } from "../errors.js";
-import type { NativeBinding } from "../native.js";
+import { explainHelperFailure, type NativeBinding, type RawSyncResult } from "../native.js";
+import type { LimitEvents } from "./contain.js";
 import { type DeadlinePlan, type Ending, nativeDeadline } from "./deadline-plan.js";
-import { type EngineRequest, oomKilled, type ResourceUsage, resourceUsageOf } from "./engine.js";
+import {
+  type EngineRequest,
+  limitEventsOf,
+  type ResourceUsage,
+  resourceUsageOf,
+} from "./engine.js";
 import { envObject, FallbackUnsupportedError, fallbackIds, utf8 } from "./fallback-engine.js";
 import { epochOfMonotonic } from "./monotonic-time.js";
 import {
@@ -42,8 +48,8 @@ export interface SyncExit {
   readonly endings: readonly Ending[];
   /** When the first ending's signal went (epoch ms), or null (none, or not known: the fallback). */
   readonly killedAt: number | null;
-  /** A contained step whose tree met the OOM killer. */
-  readonly oomKilled?: boolean;
+  /** A step contained in a cgroup: what the kernel counted against its limits. */
+  readonly limitEvents?: LimitEvents | undefined;
 }
 
 export type SyncEngine = (request: EngineRequest, bounds: SyncBounds) => SyncExit;
@@ -60,19 +66,24 @@ export function nativeSyncEngine(binding: SyncCapable): SyncEngine {
   return (request, bounds) => {
     // A contained step's cgroup is registered with the watchdog (host death).
     if (request.contain !== undefined) startWatchdog();
-    const raw = binding.spawnSync({
-      file: request.file,
-      ...packedArgs(request),
-      cwd: request.cwd,
-      stdio: stdioFds(request),
-      input: bounds.input,
-      deadline: nativeDeadline(bounds.deadline),
-      setsid: request.setsid,
-      setpgroup: request.setpgroup,
-      controls: nativeControls(request, posixSpawn),
-      sandbox: request.sandbox,
-      contain: request.contain,
-    });
+    let raw: RawSyncResult;
+    try {
+      raw = binding.spawnSync({
+        file: request.file,
+        ...packedArgs(request),
+        cwd: request.cwd,
+        stdio: stdioFds(request),
+        input: bounds.input,
+        deadline: nativeDeadline(bounds.deadline),
+        setsid: request.setsid,
+        setpgroup: request.setpgroup,
+        controls: nativeControls(request, posixSpawn),
+        sandbox: request.sandbox,
+        contain: request.contain,
+      });
+    } catch (error) {
+      throw explainHelperFailure(error, binding);
+    }
     return {
       pid: raw.pid,
       exitCode: raw.exitCode,
@@ -82,7 +93,7 @@ export function nativeSyncEngine(binding: SyncCapable): SyncEngine {
       stderr: raw.output[2] ?? null,
       endings: raw.endings,
       killedAt: raw.killedAt == null ? null : epochOfMonotonic(raw.killedAt),
-      ...(oomKilled(raw) ? { oomKilled: true } : {}),
+      limitEvents: limitEventsOf(raw),
     };
   };
 }

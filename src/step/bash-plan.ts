@@ -10,6 +10,7 @@
  * No files, no spawn: `explain` shows it, bash-step.ts runs it. Every report
  * carries names, sizes and reasons — never a value.
  */
+
 import { tmpdir as osTmpdir } from "node:os";
 import { type BoundedEnv, boundedEnv } from "../env/bounded-env.js";
 import type { ContextInput } from "../env/context-export.js";
@@ -21,6 +22,7 @@ import { type StepValueSkip, stepValueEnv } from "../env/step-values.js";
 import { assertUntrustedKeyCount, DEFAULT_MAX_UNTRUSTED_KEYS } from "../env/untrusted-keys.js";
 import { pairBytes } from "../env-input.js";
 import { compareNames, type SizedName } from "../errors.js";
+import { ownProperties } from "../known-options.js";
 import { type Limits, limitsWithChildStack, probeLimits } from "../limits.js";
 import { type Logger, silentLogger } from "../log.js";
 import { childStackSoft, normalizeExecControls } from "../spawn/exec-controls.js";
@@ -194,10 +196,14 @@ export function planBashStep(
   command: string,
   options: BashStepOptions = {},
 ): BashStepPlan {
-  return planWithInvocation(host, command, options).plan;
+  return planWithInvocation(host, command, ownProperties(options)).plan;
 }
 
-/** The plan and the invocation it leads to, built once (runBashStep runs that invocation). */
+/**
+ * The plan and the invocation it leads to, built once (runBashStep runs that
+ * invocation). `options` is the caller's, read as own properties
+ * (ownProperties): nothing inherited is an option.
+ */
 export function planWithInvocation(
   host: BashStepHost,
   command: string,

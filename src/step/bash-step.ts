@@ -7,10 +7,12 @@
  * one record. Spawn's controls reach the step unchanged (rest destructuring:
  * step-options.ts holds the one table).
  */
+
 import { Buffer } from "node:buffer";
 import { performance } from "node:perf_hooks";
 import { measureArgv } from "../env/bounded-env.js";
 import type { SizedName } from "../errors.js";
+import { ownProperties } from "../known-options.js";
 import type { Logger } from "../log.js";
 import { nativeBinding } from "../native.js";
 import { releasePipeEnds } from "../spawn/kernel-pipe.js";
@@ -82,10 +84,12 @@ export interface BashStepResult<Stdout = string | Buffer | null, Stderr = Stdout
 export function runBashStep(
   host: BashStepHost,
   command: string,
-  options: BashStepOptions = {},
+  given: BashStepOptions = {},
 ): StepHandle<BashStepResult> {
-  const given = options as Partial<BashStepOptions> | null;
-  const identity = stepIdentity(given?.step, given?.correlationId, host.correlationId);
+  // Own properties only, each read once: nothing below reads `given` again.
+  const options = ownProperties(given);
+  const o = options as Partial<BashStepOptions> | null;
+  const identity = stepIdentity(o?.step, o?.correlationId, host.correlationId);
   const log = stepLogger(host.logger, identity);
   const startedAt = performance.now();
   host.firstUse?.(log);
@@ -94,7 +98,7 @@ export function runBashStep(
     started = startStep(host, command, options, log);
   } catch (error) {
     // A pipe end given to a step that never reached spawn is closed all the same.
-    releasePipeEnds(given?.stdio);
+    releasePipeEnds(o?.stdio);
     logStepEnd(log, "bash", undefined, startedAt, { ok: false, error });
     const tagged = tagStepError(error, identity);
     // One rule for every call (docs/spawn.md, "Errors"): a TypeError (a bad

@@ -4,7 +4,10 @@
  * on its first step, how many parent variables it left out and the first
  * names, so a host that relied on inheriting everything finds out from its
  * log rather than from a failing tool. Names and counts only, never a value;
- * the full list is in each result's `dropped` and in `explain`.
+ * the full list is in each result's `dropped` and in `explain`. On a root
+ * host it also says that the default does not keep steps from the host's
+ * own environment: root steps read /proc/<host>/environ whatever the host
+ * does (docs/runtime.md, "The host's /proc entries").
  */
 import type { InheritedDrop } from "../env/inherited.js";
 import { type Logger, logger as libraryLogger } from "../log.js";
@@ -21,6 +24,7 @@ export function curatedInheritNotice(
   dropped: readonly InheritedDrop[],
   chosen: boolean,
   runtimeLog: Logger | undefined,
+  rootHost: boolean = process.geteuid?.() === 0,
 ): (stepLog?: Logger) => void {
   let pending = !chosen;
   return (stepLog?: Logger) => {
@@ -35,9 +39,14 @@ export function curatedInheritNotice(
         event: "inherit.curated",
         notInherited: left.length,
         names: left.slice(0, NOTICE_NAMES),
+        ...(rootHost ? { rootHost: true } : {}),
       },
       'steps inherit the essentials and the names you allow only; pass inherit: "all" ' +
-        "or list names in allow to pass more (each result's dropped lists them)",
+        "or list names in allow to pass more (each result's dropped lists them)" +
+        (rootHost
+          ? "; as root, steps can still read this host's own environment in /proc: " +
+            "give them uid or sandbox"
+          : ""),
     );
   };
 }

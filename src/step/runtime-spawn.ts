@@ -18,7 +18,7 @@ import { inheritedNames, type LayeredEnv, untrustedNames } from "../env/layers.j
 import type { ArgvSize } from "../env/spill-plan.js";
 import { assertRecordOrMap } from "../env/untrusted-keys.js";
 import { InvalidEnvError, type SizedName } from "../errors.js";
-import { assertKnownOptions, knownKeys } from "../known-options.js";
+import { assertKnownOptions, knownKeys, ownProperties } from "../known-options.js";
 import { assertLimitsOption, limitsWithChildStack, POINTER_BYTES, probeLimits } from "../limits.js";
 import { type Logger, silentLogger } from "../log.js";
 import { shebangCost } from "../shebang.js";
@@ -118,8 +118,10 @@ export function runtimeSpawn(
   host: RuntimeSpawnHost,
   file: string,
   args: ReadonlyArray<string | Buffer>,
-  options: RuntimeSpawnOptions = {},
+  callerOptions: RuntimeSpawnOptions = {},
 ): Subprocess {
+  // Own properties only, each read once: nothing below reads the caller's object again.
+  const options = ownProperties(callerOptions);
   const given = options as Partial<RuntimeSpawnOptions> | null;
   const identity = stepIdentity(given?.step, given?.correlationId, host.correlationId);
   const log = stepLogger(host.logger, identity);
@@ -182,13 +184,15 @@ function startChild(
   } = options;
   // The child's own stack limit, when it sets one, sizes its exec (rlimits.stack):
   // the environment is bounded against it, not only against the host's.
+  // Read from `options` (own properties, nothing inherited), never from the rest
+  // object, which has one: a key the call lacks must not be inherited.
   const limits = limitsWithChildStack(
     given ?? probeLimits(),
-    childStackSoft(normalizeExecControls(spawnOptions)),
+    childStackSoft(normalizeExecControls(options)),
   );
-  const argv0 = typeof spawnOptions.argv0 === "string" ? spawnOptions.argv0 : file;
+  const argv0 = typeof options.argv0 === "string" ? options.argv0 : file;
   assertArgvStrings([argv0, ...args], limits.maxArgStrlen);
-  const resolved = resolveFile(file, host.parentPath(), spawnOptions.cwd ?? process.cwd());
+  const resolved = resolveFile(file, host.parentPath(), options.cwd ?? process.cwd());
   const layered = host.buildEnv({
     ...(context === undefined ? {} : { context }),
     ...(extra === undefined ? {} : { extra }),
@@ -196,7 +200,7 @@ function startChild(
   });
   const argv = measureArgv([argv0, ...args]);
   const sizes = measureEnv(layered.env);
-  const script = scriptCost(resolved, spawnOptions.cwd, argv0, argv, sizes, limits.execLimit);
+  const script = scriptCost(resolved, options.cwd, argv0, argv, sizes, limits.execLimit);
   const bounded = boundedEnv({
     env: layered.env,
     inheritedNames: inheritedNames(layered),

@@ -18,12 +18,14 @@
  * close-on-exec; a spawn passes it by dup2 onto the step's slot. Errors
  * name the variable, the byte length and the I/O code, never a value.
  */
+
 import { Buffer } from "node:buffer";
 import { randomBytes } from "node:crypto";
 import { closeSync, constants, openSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { constants as osConstants, tmpdir as osTmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { displayName, SpillError, systemError } from "../errors.js";
+import { ownProperties } from "../known-options.js";
 import { logger } from "../log.js";
 import type { NativeBinding } from "../native.js";
 import { type SpillRead, spillReads, spillValuesBytes } from "./preamble.js";
@@ -178,8 +180,10 @@ function unlinked(dir: string, bytes: Buffer, name: string): number {
 export function openSpillDescriptor(
   purpose: string,
   bytes: Buffer,
-  options: DescriptorOptions = {},
+  given: DescriptorOptions = {},
 ): SpillDescriptor {
+  // Own properties only (known-options.ts): no inherited kinds or file name.
+  const options = ownProperties(given);
   const binding = options.binding;
   const dir = resolve(options.tmpdir ?? osTmpdir());
   for (const kind of options.kinds ?? ALL_KINDS) {

@@ -171,7 +171,23 @@ export function logStepEnd(
   outcome: { ok: true; value: unknown } | { ok: false; error: unknown },
 ): void {
   const record = stepRecord(startedAt, outcome);
-  log.info({ event: "step.end", kind, childPid, ...record }, "step finished");
+  // A cgroup-contained step's limit counts (docs/containment.md): with its
+  // failure ("oom", "limit") they say which limit the step met.
+  const limitEvents = (
+    (outcome.ok ? outcome.value : outcome.error) as {
+      contained?: { limitEvents?: unknown } | null;
+    } | null
+  )?.contained?.limitEvents;
+  log.info(
+    {
+      event: "step.end",
+      kind,
+      childPid,
+      ...record,
+      ...(limitEvents != null ? { limitEvents } : {}),
+    },
+    "step finished",
+  );
   if (outcome.ok) return;
   const e = outcome.error as { code?: unknown; syscall?: unknown } | null;
   const level = (log as { readonly [CHOSEN]?: boolean })[CHOSEN] === false ? "debug" : "error";

@@ -71,6 +71,7 @@ describe("exactspawn sandbox", () => {
               pidNamespace: { available: true, userNamespace: false, reason: null },
             })
           : expect.any(Object),
+      helper: { run: "file", path: expect.stringMatching(/\/exactspawn-helper$/), reason: null },
     });
     expect(run.status).toBe(missing.length === 0 ? 0 : 1);
   });
@@ -91,6 +92,7 @@ describe("exactspawn sandbox", () => {
       expect(run.stdout).toMatch(view ? /^read-only view\s+yes$/m : /^read-only view\s+no: /m);
       expect(run.stdout).toMatch(/^PID namespace\s+yes$/m);
     }
+    expect(run.stdout).toMatch(/^exec helper\s+runs from its file$/m);
   });
 
   it("reports the fallback engine, which confines nothing, and exits 1", () => {

@@ -125,7 +125,7 @@ describe.runIf(nativeStatus().loaded && cgroupSupport().available)(
       expect(run.stderr).toBe("");
       const report = JSON.parse(run.stdout);
       expect(report.exitCode).toBe(5);
-      expect(report.cgroup).toMatch(/^0::\/.*exactspawn-\d+\/s\d+$/);
+      expect(report.cgroup).toMatch(/^0::\/.*exactspawn-\d+-[0-9a-f]{16}\/s\d+$/);
     });
   },
 );

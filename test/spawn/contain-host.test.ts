@@ -15,6 +15,7 @@ import { existsSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { cgroupSupport, nativeStatus } from "../../src/index.js";
 import { DIST_URL, privateLibrary, removeDir, runHost, scratchDir } from "../faults/host.js";
+import { hostSubtree } from "../fixtures/cgroup-subtree.js";
 import {
   eventually,
   LeftBehind,
@@ -82,13 +83,13 @@ describe.runIf(canContain)("contained bash steps and their host (as root)", () =
     const escapers = report.pids.map(seen).filter((p): p is SeenProcess => p !== undefined);
     left.add(...report.pids);
     expect(escapers).toHaveLength(3);
-    const subtree = `${support.parent}/exactspawn-${report.pid}`;
-    expect(existsSync(subtree)).toBe(true);
+    const subtree = hostSubtree(support.parent as string, report.pid);
+    expect(subtree).toBeDefined();
     const exited = new Promise((r) => host.child.once("exit", r));
     host.child.kill("SIGKILL");
     await exited;
     expect(await eventually(() => !escapers.some(stillRunning))).toBe(true);
-    expect(await eventually(() => !existsSync(subtree))).toBe(true);
+    expect(await eventually(() => !existsSync(subtree as string))).toBe(true);
   });
 });
 
@@ -100,8 +101,10 @@ describe.runIf(canContain)("contained steps of a worker that ends", () => {
       import { existsSync, readdirSync, readFileSync } from "node:fs";
       const alive = (pid) => { try { return readFileSync("/proc/" + pid + "/stat", "utf8").split(") ")[1][0] !== "Z"; } catch { return false; } };
       ${stepInTerminatedWorker(STEP, "true")}
-      const subtree = ${JSON.stringify(support.parent)} + "/exactspawn-" + process.pid;
-      const cgroups = existsSync(subtree) ? readdirSync(subtree, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name) : [];
+      const parent = ${JSON.stringify(support.parent)};
+      const name = readdirSync(parent).find((entry) => entry.startsWith("exactspawn-" + process.pid + "-"));
+      const subtree = parent + "/" + name;
+      const cgroups = name !== undefined && existsSync(subtree) ? readdirSync(subtree, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name) : [];
       report({ pids, alive: pids.filter(alive), cgroups });
       `,
     );
@@ -137,7 +140,11 @@ describe.runIf(nativeStatus().loaded && isRoot && setpriv)(
       expect(r.code).toBe("ERR_EXACTSPAWN_CONTAINMENT_UNAVAILABLE");
       expect(r.missing).toEqual(["writable cgroup"]);
       expect(r.message).toMatch(/Delegate=yes/);
-      expect(r.bash).toEqual({ mechanism: "pid-namespace", userNamespace: true });
+      expect(r.bash).toEqual({
+        mechanism: "pid-namespace",
+        userNamespace: true,
+        limitEvents: null,
+      });
     });
   },
 );

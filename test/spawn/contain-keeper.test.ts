@@ -68,7 +68,7 @@ describe.runIf(canContain)("contain with the deadline keeper and the exec helper
     // The cgroup v2 line ("0::PATH"; a hybrid host lists the v1 hierarchies too).
     const v2 = (text: string) => /^0::(.*)$/m.exec(text)?.[1];
     expect(v2(run.stdout)).not.toBe(v2(readFileSync("/proc/self/cgroup", "utf8")));
-    expect(v2(run.stdout)).toMatch(new RegExp(`/exactspawn-${process.pid}/s\\d+$`));
+    expect(v2(run.stdout)).toMatch(new RegExp(`/exactspawn-${process.pid}-[0-9a-f]{16}/s\\d+$`));
     expect(run.contained).toMatchObject({ mechanism: "cgroup" });
   });
 });

@@ -181,13 +181,21 @@ describe.runIf(canContain && setpriv)("a host that may not create a cgroup (run 
     expect(r.exit.alive).toEqual([]);
     expect(r.exit.code).toBe(4);
     expect(r.exit.uids).toEqual([nobodyUid, nobodyUid, nobodyUid]);
-    expect(r.exit.contained).toEqual({ mechanism: "pid-namespace", userNamespace: true });
+    expect(r.exit.contained).toEqual({
+      mechanism: "pid-namespace",
+      userNamespace: true,
+      limitEvents: null,
+    });
     expect(r.timeout.pids).toHaveLength(3);
     expect(r.timeout.alive).toEqual([]);
     expect(r.timeout.failure).toBe("timeout");
-    expect(r.bash).toEqual({ mechanism: "pid-namespace", userNamespace: true });
+    expect(r.bash).toEqual({ mechanism: "pid-namespace", userNamespace: true, limitEvents: null });
     if (r.view.view) expect(r.view.stdout).toBe(`exactspawn-help\n2\n${nobodyUid}\n`);
-    expect(r.view.contained).toEqual({ mechanism: "pid-namespace", userNamespace: true });
+    expect(r.view.contained).toEqual({
+      mechanism: "pid-namespace",
+      userNamespace: true,
+      limitEvents: null,
+    });
     expect(r.cgroup.code).toBe("ERR_EXACTSPAWN_CONTAINMENT_UNAVAILABLE");
     expect(r.cgroup.missing).toEqual(["writable cgroup"]);
   });

@@ -72,7 +72,7 @@ describe.runIf(canContain)("contain: a PID namespace (as root, mechanism forced)
       exitCode: 0,
       signal: null,
       failure: null,
-      contained: { mechanism: "pid-namespace", userNamespace: false },
+      contained: { mechanism: "pid-namespace", userNamespace: false, limitEvents: null },
     });
   });
 
@@ -172,7 +172,11 @@ echo leader; exit 3`;
     const pids = pidLine!.split(" ").map(Number);
     expect(pids.filter((pid) => pid > 0)).toHaveLength(3);
     for (const pid of pids) expect(stillRunning(seen(pid))).toBe(false);
-    expect(run.contained).toEqual({ mechanism: "pid-namespace", userNamespace: false });
+    expect(run.contained).toEqual({
+      mechanism: "pid-namespace",
+      userNamespace: false,
+      limitEvents: null,
+    });
   });
 
   it("spawnSync with a timeout: the escapers are gone, the leader's SIGTERM reported", () => {
@@ -275,7 +279,11 @@ describe.runIf(canContain && sandboxSupport().readOnlyView)(
         // The init, bash, and ls and grep of the pipeline at most.
         expect(Number(count)).toBeLessThanOrEqual(4);
         expect(ro).toBe("ro");
-        expect(result.contained).toEqual({ mechanism: "pid-namespace", userNamespace: false });
+        expect(result.contained).toEqual({
+          mechanism: "pid-namespace",
+          userNamespace: false,
+          limitEvents: null,
+        });
       } finally {
         rmSync(scratch, { recursive: true, force: true });
       }

@@ -72,7 +72,12 @@ describe("planContainment", () => {
     const { own, binding } = host("");
     const plan = planContainment(normalizeContain("spawn", true), true, binding);
     expect(plan.raw).toEqual({ parent: own });
-    expect(plan.report).toEqual({ mechanism: "cgroup", cgroupParent: own, limits: {} });
+    expect(plan.report).toEqual({
+      mechanism: "cgroup",
+      cgroupParent: own,
+      limits: {},
+      limitEvents: null,
+    });
   });
 
   it("writes the limits whose controllers are delegated", () => {
@@ -139,7 +144,11 @@ describe("planContainment", () => {
       const binding = withPid(noCgroup(), userns);
       const plan = planContainment(normalizeContain("spawn", true), true, binding);
       expect(plan.raw).toEqual({ namespace: "pid+user" });
-      expect(plan.report).toEqual({ mechanism: "pid-namespace", userNamespace: true });
+      expect(plan.report).toEqual({
+        mechanism: "pid-namespace",
+        userNamespace: true,
+        limitEvents: null,
+      });
       expect(pidNamespaceSupport(binding)).toMatchObject({ available: true, userNamespace: true });
     });
 
@@ -151,7 +160,11 @@ describe("planContainment", () => {
         binding,
       );
       expect(plan.raw).toEqual({ namespace: "pid" });
-      expect(plan.report).toEqual({ mechanism: "pid-namespace", userNamespace: false });
+      expect(plan.report).toEqual({
+        mechanism: "pid-namespace",
+        userNamespace: false,
+        limitEvents: null,
+      });
     });
 
     it("is no fallback for limits or an asked cgroup: those refuse", () => {

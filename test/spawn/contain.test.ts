@@ -16,6 +16,7 @@ import {
   spawn,
   spawnSync,
 } from "../../src/index.js";
+import { hostSubtree } from "../fixtures/cgroup-subtree.js";
 import { LeftBehind, openFds, seen, stillRunning } from "../fixtures/process-state.js";
 import { runWithEscapers } from "./escapers.js";
 
@@ -39,14 +40,9 @@ nohup sh -c 'echo $$; exec sleep 1000${out}' 2>/dev/null &
 };
 const ESCAPERS = escapers(false);
 
-/** The host's sub-tree of step cgroups (native/core/cgroup.h). */
-function subtree(): string {
-  return `${support.parent}/exactspawn-${process.pid}`;
-}
-
 function stepCgroups(): string[] {
-  const dir = subtree();
-  if (!existsSync(dir)) return [];
+  const dir = hostSubtree(support.parent as string, process.pid);
+  if (dir === undefined || !existsSync(dir)) return [];
   return readdirSync(dir, { withFileTypes: true })
     .filter((entry) => entry.isDirectory())
     .map((entry) => entry.name);
@@ -167,7 +163,30 @@ echo leader`;
       mechanism: "cgroup",
       cgroupParent: support.parent,
       limits: {},
+      limitEvents: expect.any(Object),
     });
+  });
+
+  it("the result and spawnSync's carry limitEvents: a count where the parent delegates the controller, else null", async () => {
+    // Every delegated controller is enabled in the host's sub-tree from its
+    // first step, whatever the step asked (docs/containment.md).
+    const has = (controller: string) => support.controllers.includes(controller);
+    const shape = (controller: string) => (has(controller) ? expect.any(Number) : null);
+    const expected = {
+      pidsMax: shape("pids"),
+      memoryMax: shape("memory"),
+      oom: shape("memory"),
+      oomKill: shape("memory"),
+      cpuThrottledMicros: shape("cpu"),
+      cpuThrottledPeriods: shape("cpu"),
+    };
+    const run = await spawn("/bin/true", [], { contain: true });
+    const sync = spawnSync("/bin/true", [], { contain: true });
+    for (const result of [run, sync]) {
+      expect(result.contained).toMatchObject({ mechanism: "cgroup", limitEvents: expected });
+      // (With the controller, a number from Linux 5.19, which added memory.peak.)
+      if (!has("memory")) expect(result.resourceUsage?.memoryPeakBytes).toBeNull();
+    }
   });
 
   it("500 concurrent contained steps leave no cgroup, fd or thread behind", async () => {

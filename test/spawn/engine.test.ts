@@ -9,6 +9,15 @@ import { resourceUsageOf } from "../../src/spawn/engine.js";
 
 const leader = { userCpuMicros: 10, systemCpuMicros: 20, maxRssKiB: null };
 
+/** The limit counts of a tree without controllers (not what these tests look at). */
+const NO_EVENTS = {
+  memoryMaxEvents: null,
+  oomEvents: null,
+  pidsMaxEvents: null,
+  cpuThrottledMicros: null,
+  cpuThrottledPeriods: null,
+};
+
 describe("resourceUsageOf", () => {
   it("an uncontained child: the reap's rusage as it came", () => {
     expect(resourceUsageOf({ ...leader, maxRssKiB: 4096 })).toEqual({
@@ -24,6 +33,7 @@ describe("resourceUsageOf", () => {
       systemCpuMicros: 5,
       memoryPeakBytes: 30 * 1024 * 1024 + 1,
       oomKills: 0,
+      ...NO_EVENTS,
     };
     expect(resourceUsageOf({ ...leader, tree })).toEqual({
       userCpuMicros: 400_000,
@@ -34,7 +44,13 @@ describe("resourceUsageOf", () => {
   });
 
   it("a contained step without the memory controller: the peak stays unknown", () => {
-    const tree = { userCpuMicros: 1, systemCpuMicros: 1, memoryPeakBytes: null, oomKills: null };
+    const tree = {
+      userCpuMicros: 1,
+      systemCpuMicros: 1,
+      memoryPeakBytes: null,
+      oomKills: null,
+      ...NO_EVENTS,
+    };
     expect(resourceUsageOf({ ...leader, tree })).toMatchObject({
       maxRssKiB: null,
       memoryPeakBytes: null,
