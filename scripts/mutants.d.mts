@@ -9,3 +9,5 @@ export function runTests(
   log: string,
   seconds: number,
 ): Promise<{ status: number | null; stdout: string; timedOut: boolean; left: string[] }>;
+/** Whether vitest's output counts skipped tests and no passed or failed one. */
+export function onlySkipped(output: string): boolean;

@@ -17,8 +17,10 @@
 // everything before any test runs, so the table cannot rot silently.
 //
 // Exit status: 0 when every mutant went red (rows marked `equivalent` are not
-// run), 1 when one stayed green or could not be built or compiled, 2 for a
-// usage error or a table that does not match the sources.
+// run; a row marked `kernel` whose tests all skip on this host is "skipped
+// here", not a survivor: run it on the kernel tier), 1 when one stayed green
+// or could not be built or compiled, 2 for a usage error or a table that
+// does not match the sources.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import {
   chmodSync,
@@ -298,7 +300,12 @@ export function runTests(dir, tests, log, seconds) {
 function list() {
   for (const row of MUTANTS) {
     const kind = row.native ? "native" : "ts";
-    const mark = row.equivalent === undefined ? "" : `  (equivalent: ${row.equivalent})`;
+    const mark =
+      row.equivalent !== undefined
+        ? `  (equivalent: ${row.equivalent})`
+        : row.kernel !== undefined
+          ? `  (kernel: ${row.kernel})`
+          : "";
     process.stdout.write(`${row.name}  [${kind}] ${row.file}  → ${row.tests.join(", ")}${mark}\n`);
   }
 }
@@ -394,7 +401,8 @@ async function main() {
     else rmSync(dir, { recursive: true, force: true });
   }
   printTable(results);
-  const killed = new Set(["red", "red (timeout)", "equivalent"]);
+  // "skipped here": a row marked `kernel` whose tests cannot run on this host (see table.mjs).
+  const killed = new Set(["red", "red (timeout)", "equivalent", "skipped here"]);
   const bad = results.filter((r) => !killed.has(r.result));
   if (bad.length > 0) {
     process.stdout.write(
@@ -430,9 +438,19 @@ async function mutantResult(dir, row, logs, seconds) {
   if (tests.timedOut) return "red (timeout)";
   if (tests.status === 0) {
     process.stdout.write(`${tail(tests.stdout, 12)}\n`);
+    // Every test skipped (a control only a kernel tier can show): nothing was proven here.
+    if (onlySkipped(tests.stdout))
+      return row.kernel !== undefined ? "skipped here" : "green (all skipped)";
     return "green";
   }
   return "red";
+}
+
+/** Whether vitest's summary counts skipped tests and no passed or failed one. */
+export function onlySkipped(output) {
+  // vitest colours its summary.
+  const summary = /Tests\s+([^\n]*)/.exec(output.replace(/\x1b\[[0-9;]*m/g, ""))?.[1] ?? "";
+  return /\bskipped\b/.test(summary) && !/\b(passed|failed)\b/.test(summary);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -8,6 +8,9 @@
  * as `ld-musl-x86_64.so.1 app` (the loader as the program), and a glibc
  * process; and the first bytes (header, program headers, interpreter path) of
  * a musl program, musl's loader, a static musl program and Node.
+ *
+ * The interpreter decides before the mapped objects: red with the maps read
+ * first (row libc-interpreter-first).
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -51,6 +54,14 @@ describe("telling the C library", () => {
         "musl",
       );
     }
+  });
+
+  it("takes glibc from a glibc interpreter though a musl libc.so is mapped too (the interpreter decides)", () => {
+    // A glibc Node that has mapped a musl build (a wrong addon it tried) still runs on glibc.
+    const mixed = `${maps("glibc")}7f0000000000-7f0000001000 r-xp 00000000 08:01 42 /usr/lib/x86_64-linux-musl/libc.so\n`;
+    expect(libcFrom({ interpreter: interpreterOf("glibc-node"), maps: mixed })).toBe("glibc");
+    const alpine = `${maps("glibc")}7f0000000000-7f0000001000 r-xp 00000000 08:01 42 /lib/ld-musl-x86_64.so.1\n`;
+    expect(libcFrom({ interpreter: interpreterOf("glibc-node"), maps: alpine })).toBe("glibc");
   });
 
   it("takes musl from the mapped objects in musl's own layout (libc.so) and Alpine's", () => {

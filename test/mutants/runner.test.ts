@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { runTests } from "../../scripts/mutants.mjs";
+import { onlySkipped, runTests } from "../../scripts/mutants.mjs";
 
 const scratch: string[] = [];
 afterEach(() => {
@@ -46,5 +46,14 @@ describe("the mutant runner's test runs", () => {
     expect(seen).not.toBe(tmpdir());
     expect(() => readFileSync(join(seen, "left-behind"))).toThrow(/ENOENT/);
     expect(() => readFileSync(seen)).toThrow(/ENOENT/);
+  });
+});
+
+describe("a run whose tests all skipped", () => {
+  it("is told from one that passed (a kernel-tier row proves nothing here)", () => {
+    expect(onlySkipped("\x1b[2m      Tests \x1b[22m \x1b[33m2 skipped\x1b[39m (2)\n")).toBe(true);
+    expect(onlySkipped("      Tests  1 passed | 2 skipped (3)\n")).toBe(false);
+    expect(onlySkipped("      Tests  3 passed (3)\n")).toBe(false);
+    expect(onlySkipped("      Tests  1 failed | 1 skipped (2)\n")).toBe(false);
   });
 });

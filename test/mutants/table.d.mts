@@ -13,6 +13,12 @@ export interface Mutant {
   readonly tests: readonly string[];
   /** Why the change cannot be seen: the row is listed, not run. */
   readonly equivalent?: string;
+  /**
+   * What the host must offer for the row's tests to run (e.g. cgroup
+   * controllers delegated): where they all skip, the result is "skipped
+   * here", not a survivor; the kernel tier runs them.
+   */
+  readonly kernel?: string;
   /** Where the code is being rewritten: the row will likely need re-pointing. */
   readonly moves?: string;
 }

@@ -71,7 +71,11 @@ describe.runIf(canContain)("a root step that ptraces its init", () => {
     expect(word).toBe("stopped");
     left.add(Number(pid));
     expect(result.exitCode).toBe(7);
-    expect(result.contained).toEqual({ mechanism: "pid-namespace", userNamespace: false });
+    expect(result.contained).toEqual({
+      mechanism: "pid-namespace",
+      userNamespace: false,
+      limitEvents: null,
+    });
     expect(await eventually(() => !stillRunning(seen(Number(pid))))).toBe(true);
   }, 60_000);
 
@@ -126,7 +130,7 @@ describe.runIf(canContain && setpriv)("a step of a host without privileges", () 
     expect(run.stderr).toBe("");
     expect(run.report).toEqual({
       stdout: "refused 1\n",
-      contained: { mechanism: "pid-namespace", userNamespace: true },
+      contained: { mechanism: "pid-namespace", userNamespace: true, limitEvents: null },
       code: 0,
     });
   });

@@ -4,9 +4,18 @@
  * (TypeError naming the field, never a coercion), a run that ends before its
  * deadline leaves nothing scheduled, and endNow()/ending() report the one
  * ending that happened.
+ *
+ * A run whose ending began and whose leader then exited inside the grace
+ * leaves its SIGKILL unscheduled (red with the cancel leaving it: row
+ * deadline-cancel-final). A timeout never begins before it is due: the
+ * keeper rounds its due time up to the next whole millisecond; rounded down
+ * (row deadline-never-early) it began up to 1 ms early, which 40 runs show
+ * (killedAt before spawn's call + timeout). The order of two clock readings,
+ * not a duration: load only makes the ending later.
  */
 import { readFileSync } from "node:fs";
 import { constants } from "node:os";
+import { performance } from "node:perf_hooks";
 import { describe, expect, it } from "vitest";
 import { spawn } from "../../src/index.js";
 import {
@@ -115,5 +124,35 @@ describe.runIf(keeperBuilt)("the deadline keeper's binding", () => {
     expect(handle.endNow!()).toBeNull();
     expect(handle.ending!()).toBeNull();
     await exit;
+  });
+
+  it("an ending whose leader exits inside the grace leaves no SIGKILL scheduled", async () => {
+    const before = pending();
+    const runs = Array.from({ length: 10 }, () => {
+      const abort = new AbortController();
+      const run = spawn("/bin/sleep", ["1000"], {
+        signal: abort.signal,
+        killGraceMs: 3_600_000,
+        reject: false,
+      });
+      abort.abort(); // SIGTERM ends sleep at once; its SIGKILL was due in an hour
+      return run;
+    });
+    const results = await Promise.all(runs);
+    expect(results.map((r) => r.signal)).toEqual(Array(10).fill("SIGTERM"));
+    expect(pending()).toBe(before);
+  });
+
+  it("a timeout never begins before it is due (killedAt >= the spawn call + timeout)", async () => {
+    const early: number[] = [];
+    for (let i = 0; i < 40; i++) {
+      const timeout = 3 + (i % 5);
+      const calledAt = performance.timeOrigin + performance.now();
+      const result = await spawn("/bin/sleep", ["1000"], { timeout, reject: false });
+      expect(result.failure).toBe("timeout");
+      const margin = result.killedAt! - (calledAt + timeout);
+      if (margin < 0) early.push(margin);
+    }
+    expect(early).toEqual([]);
   });
 });

@@ -2,8 +2,12 @@
  * The deadline plan run with JavaScript timers (src/spawn/js-ending.ts: the
  * fallback engine, and an addon built before the deadline keeper), driven
  * with a fake target: what an ending sends depending on whether the leader
- * is still there.
+ * is still there. A leader that exited before the signal (a zombie not yet
+ * reaped: its signal succeeds) did not end by it: red with that check
+ * dropped (row js-ending-exited-before).
  */
+import { spawn as spawnChild } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { deadlinePlan } from "../../src/spawn/deadline-plan.js";
 import { JsEnding } from "../../src/spawn/js-ending.js";
@@ -72,5 +76,37 @@ describe("JsEnding", () => {
     ending.stop();
     vi.advanceTimersByTime(1000);
     expect(fake.calls).toEqual(["killGroup 15", `killGroupAtExit ${SIGKILL}`]);
+  });
+});
+
+describe("JsEnding with a leader that has exited but is not reaped", () => {
+  it("the signal it sends succeeds (a zombie), yet the ending does not count", async () => {
+    vi.useRealTimers();
+    // A holder whose child exits once told to, after the holder became a sleep that never reaps.
+    const holder = spawnChild(
+      "/bin/sh",
+      ["-c", 'exec 3<&0; sh -c "read _ <&3" & echo $!; exec sleep 1000 3<&-'],
+      { stdio: ["pipe", "pipe", "ignore"] },
+    );
+    try {
+      const pid = Number(
+        await new Promise<string>((resolve) =>
+          holder.stdout!.once("data", (chunk: Buffer) => resolve(String(chunk))),
+        ),
+      );
+      holder.stdin!.end("go\n");
+      const state = () => {
+        const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+        return stat[stat.lastIndexOf(")") + 2];
+      };
+      while (state() !== "Z") await new Promise((resolve) => setImmediate(resolve));
+      const fake = { ...target(false), pid };
+      const ending = new JsEnding(plan, fake);
+      expect(ending.endNow()).toMatchObject({ leaderRunning: false, at: null });
+      expect(fake.calls).toEqual(["killGroup 15"]);
+      ending.stop();
+    } finally {
+      holder.kill("SIGKILL");
+    }
   });
 });

@@ -8,7 +8,8 @@
  *
  * Seen red on the old code: `context: 42` and `"abc"` exported nothing and
  * resolved; "my-key" was only in result.skipped (no WARN naming it);
- * untrustedSkips was an unknown option.
+ * untrustedSkips was an unknown option. The per-reason event sums the
+ * bytes of every entry (red with `+=` turned into `=`: row log-bytes-summed).
  */
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,6 +18,7 @@ import pino from "pino";
 import { afterAll, describe, expect, it } from "vitest";
 import { UntrustedSkipError } from "../../src/errors.js";
 import { createRuntime } from "../../src/runtime.js";
+import { logByReason, NOTICE_NAMES } from "../../src/step/untrusted-skips.js";
 import { captureLog } from "../helpers/capture-log.js";
 
 const parentEnv = { PATH: process.env["PATH"] ?? "/usr/bin:/bin" };
@@ -121,5 +123,35 @@ describe('untrustedSkips: "throw"', () => {
     expect(() => createRuntime({ untrustedSkips: "ignore" as "throw" })).toThrow(
       /untrustedSkips must be "report" or "throw"/,
     );
+  });
+});
+
+describe("one WARN per reason", () => {
+  it("counts every entry of a reason and sums their bytes; names stop at NOTICE_NAMES", () => {
+    const captured = captureLog();
+    const entries = [
+      ...Array.from({ length: NOTICE_NAMES + 2 }, (_, i) => ({
+        name: `BIG_${i}`,
+        reason: "over_cap",
+        bytes: 100 + i,
+      })),
+      { name: "odd-name", reason: "invalid_name" },
+      { name: "ANOTHER", reason: "over_cap", bytes: 1000 },
+    ];
+    logByReason(captured.logger, "env.skipped", entries, "skipped");
+    const events = captured.events();
+    expect(events).toHaveLength(2);
+    const overCap = events.find((e) => e["reason"] === "over_cap")!;
+    const expectedBytes =
+      1000 + Array.from({ length: NOTICE_NAMES + 2 }, (_, i) => 100 + i).reduce((a, b) => a + b);
+    expect(overCap).toMatchObject({
+      event: "env.skipped",
+      count: NOTICE_NAMES + 3,
+      bytes: expectedBytes,
+    });
+    expect(overCap["names"]).toHaveLength(NOTICE_NAMES);
+    const invalid = events.find((e) => e["reason"] === "invalid_name")!;
+    expect(invalid).toMatchObject({ count: 1, names: ["odd-name"] });
+    expect(invalid).not.toHaveProperty("bytes");
   });
 });
