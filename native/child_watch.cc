@@ -204,6 +204,12 @@ void OnPidfdReady(Watch* w) {
     return;
   }
   if (!MoveTo(w, Life::kReaped)) return;
+  // The exit's time: the keeper may have seen it while this thread was busy.
+  w->exit.exited_at_ms = monotonic_ms_exact();
+  if (w->ending != nullptr) {
+    double seen = w->ending->record().exited_at_ms;
+    if (seen > 0 && seen < w->exit.exited_at_ms) w->exit.exited_at_ms = seen;
+  }
   CloseReapedPidfd(w);
   bool leader_reported = false;
   if (r > 0 && w->start_status_fd >= 0) {

@@ -99,7 +99,7 @@ struct CaptureRequest {
 // pidfd: the child's pidfd if the start made one (owned by the watch from
 // the call on, closed on failure), else -1: the watch opens one.
 // positional: onExit gets the exit as arguments (exitCode, signal,
-// userCpuMicros, systemCpuMicros, maxRssKiB, output?, tree?), not as one
+// userCpuMicros, systemCpuMicros, maxRssKiB, output?, tree?, exitedAt), not as one
 // object; a failure is still one Error argument (exit_delivery.cc).
 Napi::Object WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit,
                         const CaptureRequest& capture, std::vector<int>* parent_ends,

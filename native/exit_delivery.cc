@@ -80,11 +80,13 @@ bool TreeToJs(napi_env env, const CgroupUsage& usage, napi_value* out) {
 }
 
 // The exit's values in the order of the positional form (child_watch.h):
-// exitCode, signal, userCpuMicros, systemCpuMicros, maxRssKiB, then output
-// and tree where there are any (undefined otherwise). *count: how many.
-constexpr size_t kExitValues = 7;
+// exitCode, signal, userCpuMicros, systemCpuMicros, maxRssKiB, output and
+// tree (undefined where there are none), exitedAt (CLOCK_MONOTONIC ms, or
+// null). *count: how many.
+constexpr size_t kExitValues = 8;
 constexpr const char* kExitKeys[kExitValues] = {
-    "exitCode", "signal", "userCpuMicros", "systemCpuMicros", "maxRssKiB", "output", "tree"};
+    "exitCode",  "signal", "userCpuMicros", "systemCpuMicros",
+    "maxRssKiB", "output", "tree",          "exitedAt"};
 
 bool ExitValues(napi_env env, Watch* w, napi_value* values, size_t* count) {
   const ChildExit& exit = w->exit;
@@ -104,19 +106,19 @@ bool ExitValues(napi_env env, Watch* w, napi_value* values, size_t* count) {
     return false;
   }
   const bool has_output = !w->readers.empty();
-  if (has_output || w->has_usage) {
-    if (napi_get_undefined(env, &values[5]) != napi_ok) return false;
-    if (has_output && !OutputToJs(env, w, &values[5])) return false;
-    *count = 6;
+  if (napi_get_undefined(env, &values[5]) != napi_ok ||
+      napi_get_undefined(env, &values[6]) != napi_ok) {
+    return false;
   }
-  if (w->has_usage) {
-    if (!TreeToJs(env, w->usage, &values[6])) return false;
-    *count = 7;
-  }
-  return true;
+  if (has_output && !OutputToJs(env, w, &values[5])) return false;
+  if (w->has_usage && !TreeToJs(env, w->usage, &values[6])) return false;
+  *count = 8;
+  return (exit.exited_at_ms > 0 ? napi_create_double(env, exit.exited_at_ms, &values[7])
+                                : napi_get_null(env, &values[7])) == napi_ok;
 }
 
-// The object form: { exitCode, signal, userCpuMicros, systemCpuMicros, maxRssKiB, output?, tree? }.
+// The object form: { exitCode, signal, userCpuMicros, systemCpuMicros, maxRssKiB, output?, tree?,
+// exitedAt }.
 bool ExitToJs(napi_env env, Watch* w, napi_value* out) {
   napi_value values[kExitValues];
   size_t count = 0;
@@ -126,6 +128,7 @@ bool ExitToJs(napi_env env, Watch* w, napi_value* out) {
   }
   for (size_t i = 0; i < count; ++i) {
     if (i == 5 && w->readers.empty()) continue;  // output is set only when captured
+    if (i == 6 && !w->has_usage) continue;       // tree only for a contained step
     if (napi_set_named_property(env, object, kExitKeys[i], values[i]) != napi_ok) return false;
   }
   *out = object;

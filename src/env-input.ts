@@ -37,9 +37,36 @@ export function hasLoneSurrogate(text: string): boolean {
   return !text.isWellFormed();
 }
 
+/** Strings at least this long have their UTF-8 length remembered (utf8Bytes). */
+const MEMO_MIN_LENGTH = 64 * 1024;
+let memoText = "";
+let memoBytes = 0;
+
+/**
+ * Buffer.byteLength(text, "utf8"), one pass over the text. A big step value
+ * is measured by the planner, the budget, the spill plan and the writer in
+ * turn: the last long string measured is remembered, so it is scanned once
+ * (the same string object compares equal by identity at once) until the
+ * current task's microtasks run.
+ */
+export function utf8Bytes(text: string): number {
+  if (text.length < MEMO_MIN_LENGTH) return Buffer.byteLength(text, "utf8");
+  if (text.length === memoText.length && text === memoText) return memoBytes;
+  memoBytes = Buffer.byteLength(text, "utf8");
+  // A step is planned and written in one synchronous call: the value (maybe
+  // a secret) is not held past it.
+  if (memoText === "") queueMicrotask(forgetMemo);
+  memoText = text;
+  return memoBytes;
+}
+
+function forgetMemo(): void {
+  memoText = "";
+}
+
 /** UTF-8 byte length of a string or Buffer. */
 export function byteLength(value: EnvValue): number {
-  return typeof value === "string" ? Buffer.byteLength(value, "utf8") : value.length;
+  return typeof value === "string" ? utf8Bytes(value) : value.length;
 }
 
 /** Throws unless `name` can be an environment variable name. */
@@ -91,7 +118,7 @@ function badValue(where: string, name: string, problem: string): never {
 
 /** `NAME=value\0` in UTF-8 bytes, unchecked: for names and values validated when their env was built. */
 export function pairBytes(name: string, value: string): number {
-  return Buffer.byteLength(name, "utf8") + Buffer.byteLength(value, "utf8") + 2;
+  return Buffer.byteLength(name, "utf8") + utf8Bytes(value) + 2;
 }
 
 /** Size of `NAME=value\0` as the kernel counts it (UTF-8 bytes). Validates both parts. */
@@ -131,7 +158,7 @@ function entry(name: string, value: unknown, where: string): EnvEntry {
   if (typeof value === "string") {
     if (value.includes("\0")) badValue(where, name, "contains NUL");
     if (!value.isWellFormed()) badValue(where, name, "contains a lone UTF-16 surrogate");
-    return { name, value, bytes: nameBytes + Buffer.byteLength(value, "utf8") + 2 };
+    return { name, value, bytes: nameBytes + utf8Bytes(value) + 2 };
   }
   assertEnvValue(name, value, where);
   return { name, value, bytes: nameBytes + 1 + byteLength(value) + 1 };

@@ -115,7 +115,13 @@ export type { ResourceUsage, StdioSlot } from "./spawn/engine.js";
 export type { ExecControlOptions, RlimitName, RlimitValue } from "./spawn/exec-controls.js";
 export { FallbackUnsupportedError } from "./spawn/fallback-engine.js";
 export { createPipe, type KernelPipe } from "./spawn/kernel-pipe.js";
-export type { KnownKeys, OutputOf, ResultOf, SubprocessErrorOf } from "./spawn/output-type.js";
+export type {
+  KnownKeys,
+  OutputOf,
+  ResultOf,
+  SubprocessErrorOf,
+  SyncResultOf,
+} from "./spawn/output-type.js";
 export {
   SandboxError,
   type SandboxOptions,

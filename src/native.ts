@@ -43,6 +43,12 @@ export interface RawChildExit {
   output?: ReadonlyArray<Buffer | null>;
   /** A contained step: what its whole tree used, from its cgroup (null where the kernel did not say). */
   tree?: RawTreeUsage;
+  /**
+   * When the exit was seen (CLOCK_MONOTONIC ms): the reap, or the deadline
+   * keeper's look after an ending's signal when that came first; absent
+   * from an addon built before it.
+   */
+  exitedAt?: number | null;
 }
 
 /**
@@ -206,7 +212,8 @@ export type RawSpawnMore = Pick<
 
 /**
  * The exit as the positional call delivers it: its fields as arguments
- * (output and tree only where there are any), or one Error.
+ * (output and tree undefined where there are none; exitedAt as
+ * RawChildExit's), or one Error.
  */
 export type RawExitCallback = (
   this: RawChildHandle,
@@ -217,6 +224,7 @@ export type RawExitCallback = (
   maxRssKiB?: number | null,
   output?: ReadonlyArray<Buffer | null>,
   tree?: RawTreeUsage,
+  exitedAt?: number | null,
 ) => void;
 
 /** spawn() in both forms: one options object, or positional (native/spawn_args.h; the engine's). */

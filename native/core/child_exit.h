@@ -26,6 +26,10 @@ struct ChildExit {
   // it did not exceed the host's own peak: a vfork-style child's exec records
   // the host's high-water mark as its own, so a smaller peak is unknowable.
   int64_t max_rss_kib = -1;
+  // When the exit was seen (CLOCK_MONOTONIC ms): the reap, or earlier the
+  // deadline keeper's look after an ending's signal (deadline_keeper.h);
+  // 0 where nobody stamps it (spawnSync).
+  double exited_at_ms = 0;
 };
 
 // pidfd_open(pid, 0): an fd that becomes readable when the child exits.

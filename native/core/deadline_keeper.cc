@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <map>
 #include <new>
@@ -193,6 +194,7 @@ EndingRecord RunEnding::begin_locked(bool by_deadline) {
   record_.leader_running = target_->begin(plan_.end_signal, plan_.group_signal_at_exit);
   if (!record_.leader_running) return record_;
   record_.at_ms = monotonic_ms_exact();
+  look_for_exit_locked();
   if (plan_.final_signal == 0) return record_;
   final_due_ = due_after(plan_.grace_ms);
   // The keeper runs already when a timeout was armed; a run without one
@@ -216,9 +218,32 @@ EndingRecord RunEnding::record() {
   return record_;
 }
 
+// The longest wait between two looks: the exit time is late by at most this.
+constexpr int kExitLookMaxMs = 8;
+
+// Schedules the next look for the signalled child's exit; a look that
+// cannot be scheduled leaves the exit to the reap's own time.
+void RunEnding::look_for_exit_locked() {
+  if (exit_look_due_ >= 0 || record_.exited_at_ms > 0) return;
+  exit_look_ms_ = exit_look_ms_ == 0 ? 1 : std::min(exit_look_ms_ * 2, kExitLookMaxMs);
+  const char* ignored = nullptr;
+  exit_look_due_ = due_after(exit_look_ms_);
+  if (keeper().start(&ignored) < 0 || keeper().schedule(shared_from_this(), exit_look_due_) < 0) {
+    exit_look_due_ = -1;
+  }
+}
+
 void RunEnding::on_due(int64_t now_ms) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (cancelled_) return;
+  if (exit_look_due_ >= 0 && now_ms >= exit_look_due_) {
+    exit_look_due_ = -1;
+    if (target_->has_exited()) {
+      record_.exited_at_ms = monotonic_ms_exact();
+    } else {
+      look_for_exit_locked();
+    }
+  }
   if (timeout_due_ >= 0 && now_ms >= timeout_due_) {
     timeout_due_ = -1;
     begin_locked(true);
@@ -233,16 +258,20 @@ void RunEnding::on_due(int64_t now_ms) {
 void RunEnding::cancel() {
   int64_t timeout_due;
   int64_t final_due;
+  int64_t exit_look_due;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     cancelled_ = true;
     timeout_due = timeout_due_;
     final_due = final_due_;
+    exit_look_due = exit_look_due_;
     timeout_due_ = -1;
     final_due_ = -1;
+    exit_look_due_ = -1;
   }
   if (timeout_due >= 0) keeper().unschedule(this, timeout_due);
   if (final_due >= 0) keeper().unschedule(this, final_due);
+  if (exit_look_due >= 0) keeper().unschedule(this, exit_look_due);
 }
 
 }  // namespace exactspawn

@@ -37,6 +37,9 @@ struct EndingRecord {
   bool by_deadline = false;     // the timeout began it (else the host asked)
   bool leader_running = false;  // the child had not exited: the ending counts
   double at_ms = 0;             // when end_signal went (CLOCK_MONOTONIC, ms); 0 when none went
+  // When the keeper found the signalled child exited (CLOCK_MONOTONIC ms, at
+  // most kExitLookMaxMs after the exit); 0 when it has not (yet).
+  double exited_at_ms = 0;
 };
 
 class RunEnding : public std::enable_shared_from_this<RunEnding> {
@@ -57,6 +60,7 @@ class RunEnding : public std::enable_shared_from_this<RunEnding> {
 
  private:
   EndingRecord begin_locked(bool by_deadline);
+  void look_for_exit_locked();
 
   std::mutex mutex_;
   const std::shared_ptr<KillTarget> target_;
@@ -64,6 +68,10 @@ class RunEnding : public std::enable_shared_from_this<RunEnding> {
   EndingRecord record_;
   int64_t timeout_due_ = -1;  // CLOCK_MONOTONIC ms; -1: none scheduled
   int64_t final_due_ = -1;
+  // After a signal went, the keeper looks for the exit (1, 2, 4 … ms apart):
+  // a host whose loop is busy reaps late, and the result's times must not.
+  int64_t exit_look_due_ = -1;
+  int exit_look_ms_ = 0;
   bool final_sent_ = false;
   bool cancelled_ = false;
 };

@@ -31,6 +31,12 @@ void LeaderTarget::escalate(int sig) {
   send_locked(sig);
 }
 
+bool LeaderTarget::has_exited() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  // Unreaped, the pid is still this child's (waitid WNOWAIT leaves the zombie).
+  return reaped_ || child_has_exited(pid_);
+}
+
 int LeaderTarget::reap(int asked, ChildExit* out, ReapBackoff* backoff, int* retry_ms) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (reaped_) return -ECHILD;

@@ -36,6 +36,8 @@ class KillTarget {
   virtual bool begin(int sig, int group_sig_at_exit) = 0;
   // The grace has passed: sends `sig` while the child is not yet reaped.
   virtual void escalate(int sig) = 0;
+  // Whether the child has exited (a zombie, or reaped), without reaping it.
+  virtual bool has_exited() = 0;
 };
 
 class LeaderTarget final : public KillTarget {
@@ -44,6 +46,7 @@ class LeaderTarget final : public KillTarget {
 
   bool begin(int sig, int group_sig_at_exit) override;
   void escalate(int sig) override;
+  bool has_exited() override;
 
   // The reaper's side (its pidfd reported): sends the group its at-exit
   // signal (`asked`, or the one an ending asked for) while the zombie still
@@ -77,6 +80,7 @@ class TreeTarget final : public KillTarget {
 
   bool begin(int sig, int group_sig_at_exit) override;
   void escalate(int sig) override;
+  bool has_exited() override { return leader_->has_exited(); }
 
   // The cgroup is removed (or about to be): never written again.
   void removed();

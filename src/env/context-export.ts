@@ -119,7 +119,14 @@ function keyPlaceholder(value: unknown): string {
   return `[${value === null ? "null" : typeof value}]`;
 }
 
-/** Lists the context's entries without running any of its code (no getters, no overridden iterators). */
+/**
+ * Lists the context's entries without running any of its code (no getters,
+ * no overridden iterators), in code-unit order of their keys. A record's
+ * keys are unique strings: they are sorted by the engine's own string sort
+ * (the order compareNames gives) before they are read, with no comparator
+ * call per comparison; a Map's entries (keys may repeat as placeholders)
+ * are sorted stably by key.
+ */
 function readEntries(context: unknown): RawEntry[] {
   const out: RawEntry[] = [];
   if (context === null || typeof context !== "object") return out;
@@ -134,9 +141,9 @@ function readEntries(context: unknown): RawEntry[] {
           keyIsString,
         });
       });
-      return out;
+      return out.sort((a, b) => compareNames(a.key, b.key));
     }
-    for (const key of Object.keys(context)) {
+    for (const key of Object.keys(context).sort()) {
       let raw: RawValue;
       try {
         const descriptor = Object.getOwnPropertyDescriptor(context, key);
@@ -150,7 +157,8 @@ function readEntries(context: unknown): RawEntry[] {
       out.push({ key, raw, keyIsString: true });
     }
   } catch {
-    // A hostile object (a Proxy whose traps throw): export what was read so far.
+    // A hostile object (a Proxy whose traps throw): export what was read so
+    // far (a Map's forEach cannot throw part-way: what it gave is sorted).
   }
   return out;
 }
@@ -219,7 +227,7 @@ export function createContextExporter(given: ContextExportOptions = {}): Context
   const log = options.logger;
 
   return (context: unknown): ContextExport => {
-    const entries = readEntries(context).sort((a, b) => compareNames(a.key, b.key));
+    const entries = readEntries(context);
     const exported = new Map<string, { key: string; value: string }>();
     const skipped: ContextSkip[] = [];
     const skip = (key: string, name: string, reason: ContextSkipReason): void => {
@@ -238,9 +246,10 @@ export function createContextExporter(given: ContextExportOptions = {}): Context
       if (previous !== undefined) skip(previous.key, name, "superseded");
       exported.set(name, { key, value: reason.value });
     }
-    const pairs = [...exported]
-      .sort(([a], [b]) => compareNames(a, b))
-      .map(([name, { value }]) => Object.freeze([name, value] as const));
+    // Names are unique (Map keys): the engine's own string sort is code-unit order.
+    const pairs = [...exported.keys()]
+      .sort()
+      .map((name) => Object.freeze([name, exported.get(name)!.value] as const));
     if (log !== false) {
       const sink = log ?? defaultLogger();
       for (const { name, reason } of skipped)

@@ -17,7 +17,7 @@
  */
 import { types } from "node:util";
 import { TooManyKeysError } from "../errors.js";
-import type { ContextExport, ContextSkip } from "./context-export.js";
+import type { ContextExport } from "./context-export.js";
 import type { LayerSkip } from "./layers.js";
 
 /** The default of RuntimeOptions.maxUntrustedKeys. */
@@ -101,48 +101,49 @@ export function capUntrusted(
   const steps = stepValues?.size ?? 0;
   const pairs = context?.pairs.length ?? 0;
   if (steps + pairs <= max) return { stepValues, context, skipped: [] };
-  const isDeclared = (name: string): boolean => declared !== "any" && declared.has(name);
-  // Two passes over the same order: declared names, then the others.
+  // One flag per entry, set in two passes over the same order (declared
+  // names, then the others): linear, with no per-key set or closure.
   let room = max;
-  const keepStep = new Set<string>();
-  const keepPair = new Set<number>();
+  const stepNames = stepValues === undefined ? [] : [...stepValues.keys()];
+  const keepStep = new Uint8Array(steps);
   const contextPairs = context?.pairs ?? [];
-  for (const wantDeclared of [true, false]) {
-    if (declared === "any" && wantDeclared) continue;
-    for (const name of stepValues?.keys() ?? []) {
-      if (room === 0) break;
-      if (declared !== "any" && isDeclared(name) !== wantDeclared) continue;
-      keepStep.add(name);
+  const keepPair = new Uint8Array(pairs);
+  const declaredFirst = declared !== "any";
+  for (let pass = declaredFirst ? 0 : 1; pass < 2 && room > 0; pass++) {
+    const wantDeclared = pass === 0;
+    for (let i = 0; i < steps && room > 0; i++) {
+      if (declaredFirst && declared.has(stepNames[i]!) !== wantDeclared) continue;
+      keepStep[i] = 1;
       room -= 1;
     }
-    contextPairs.forEach(([name], index) => {
-      if (room === 0) return;
-      if (declared !== "any" && isDeclared(name) !== wantDeclared) return;
-      keepPair.add(index);
+    for (let i = 0; i < pairs && room > 0; i++) {
+      if (declaredFirst && declared.has(contextPairs[i]![0]) !== wantDeclared) continue;
+      keepPair[i] = 1;
       room -= 1;
-    });
+    }
   }
   const skipped: LayerSkip[] = [];
   let keptSteps = stepValues;
-  if (stepValues !== undefined && keepStep.size < steps) {
+  if (stepValues !== undefined && keepStep.indexOf(0) !== -1) {
     const kept = new Map<string, string>();
+    let i = 0;
     for (const [name, value] of stepValues) {
-      if (keepStep.has(name)) kept.set(name, value);
+      if (keepStep[i++] === 1) kept.set(name, value);
       else skipped.push(Object.freeze({ layer: "step", key: name, name, reason: "too_many_keys" }));
     }
     keptSteps = kept;
   }
   let keptContext = context;
-  if (context !== undefined && keepPair.size < pairs) {
+  if (context !== undefined && keepPair.indexOf(0) !== -1) {
     const kept: (typeof contextPairs)[number][] = [];
-    contextPairs.forEach((pair, index) => {
-      if (keepPair.has(index)) {
-        kept.push(pair);
-        return;
-      }
-      const skip: ContextSkip = { key: pair[0], name: pair[0], reason: "too_many_keys" };
-      skipped.push(Object.freeze({ ...skip, layer: "context" as const }));
-    });
+    for (let i = 0; i < pairs; i++) {
+      const pair = contextPairs[i]!;
+      if (keepPair[i] === 1) kept.push(pair);
+      else
+        skipped.push(
+          Object.freeze({ layer: "context", key: pair[0], name: pair[0], reason: "too_many_keys" }),
+        );
+    }
     keptContext = Object.freeze({ pairs: Object.freeze(kept), skipped: context.skipped });
   }
   return { stepValues: keptSteps, context: keptContext, skipped };

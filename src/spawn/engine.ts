@@ -87,6 +87,13 @@ export interface EngineExit {
   readonly output?: ReadonlyArray<Buffer | null> | undefined;
   /** A step contained in a cgroup: what the kernel counted against its limits. */
   readonly limitEvents?: LimitEvents | undefined;
+  /**
+   * When the exit happened as far as the engine saw it, on performance.now()'s
+   * scale: the native engine's reap, or the deadline keeper's look after an
+   * ending's signal (either may be long before JavaScript hears of it on a
+   * busy host); the fallback's exit event. Absent: when it was delivered.
+   */
+  readonly exitedAt?: number | undefined;
 }
 
 /** Output the Subprocess wants captured: which pipe slots, and the byte limit of each. */

@@ -16,6 +16,7 @@
 import { type Buffer, isUtf8 } from "node:buffer";
 import { type ChildProcess, spawn as spawnChild } from "node:child_process";
 import { constants } from "node:os";
+import { performance } from "node:perf_hooks";
 import { displayName, systemError } from "../errors.js";
 import { logger } from "../log.js";
 import { type DeadlinePlan, type EndingRecord, NO_ENDING } from "./deadline-plan.js";
@@ -203,7 +204,8 @@ export function fallbackEngine(reason: string | undefined): Engine {
         if (guard !== undefined && child.pid !== undefined) guard.release(child.pid);
         if (reported) return;
         reported = true;
-        onExit({ exitCode, signal, resourceUsage: null });
+        // child_process reaps on this thread: its exit event is the earliest the exit is known.
+        onExit({ exitCode, signal, resourceUsage: null, exitedAt: performance.now() });
       });
       return new FallbackChild(child, plan);
     },

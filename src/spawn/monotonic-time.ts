@@ -8,6 +8,11 @@ import { performance } from "node:perf_hooks";
 
 /** A CLOCK_MONOTONIC time in ms, as `performance.timeOrigin + performance.now()` was then. */
 export function epochOfMonotonic(monotonicMs: number): number {
+  return performance.timeOrigin + performanceOfMonotonic(monotonicMs);
+}
+
+/** A CLOCK_MONOTONIC time in ms, as `performance.now()` was then. */
+export function performanceOfMonotonic(monotonicMs: number): number {
   const nowMonotonic = Number(process.hrtime.bigint()) / 1e6;
-  return performance.timeOrigin + performance.now() - (nowMonotonic - monotonicMs);
+  return performance.now() - (nowMonotonic - monotonicMs);
 }

@@ -47,7 +47,7 @@ import {
 } from "./engine.js";
 import type { ExecControls } from "./exec-controls.js";
 import { JsEnding } from "./js-ending.js";
-import { epochOfMonotonic } from "./monotonic-time.js";
+import { epochOfMonotonic, performanceOfMonotonic } from "./monotonic-time.js";
 import { WATCHDOG_PROGRAM } from "./watchdog.js";
 
 type SpawnCapable = NativeBinding & Required<Pick<NativeBinding, "spawn">>;
@@ -311,13 +311,17 @@ function exitOf(
   maxRssKiB: number | null,
   output: ReadonlyArray<Buffer | null> | undefined,
   tree: RawTreeUsage | undefined,
+  exitedAtMonotonic: number | null | undefined,
 ): EngineExit {
+  const exitedAt =
+    exitedAtMonotonic == null ? undefined : performanceOfMonotonic(exitedAtMonotonic);
   if (tree === undefined) {
     return {
       exitCode,
       signal,
       resourceUsage: { userCpuMicros, systemCpuMicros, maxRssKiB },
       output,
+      exitedAt,
     };
   }
   const raw = { userCpuMicros, systemCpuMicros, maxRssKiB, tree };
@@ -327,6 +331,7 @@ function exitOf(
     resourceUsage: resourceUsageOf(raw),
     output,
     limitEvents: limitEventsOf(raw),
+    exitedAt,
   };
 }
 
@@ -399,7 +404,7 @@ export function nativeEngine(binding: SpawnCapable): Engine {
           request.cwd,
           stdioFds(request),
           spawnFlags(request, posixSpawn),
-          (exitCode, signal, userCpuMicros, systemCpuMicros, maxRssKiB, output, tree) => {
+          (exitCode, signal, userCpuMicros, systemCpuMicros, maxRssKiB, output, tree, exitedAt) => {
             try {
               child?.exited();
               onExit(
@@ -413,6 +418,7 @@ export function nativeEngine(binding: SpawnCapable): Engine {
                       maxRssKiB!,
                       output,
                       tree,
+                      exitedAt,
                     ),
               );
             } catch (error) {

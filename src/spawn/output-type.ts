@@ -44,6 +44,9 @@ export type OutputOf<O, I extends 1 | 2> = Buffered<
 /** The result type of a run under options O (spawn, runtime.spawn). */
 export type ResultOf<O> = SpawnResult<OutputOf<O, 1>, OutputOf<O, 2>>;
 
+/** spawnSync's result under options O: it never returns without having started the child. */
+export type SyncResultOf<O> = ResultOf<O> & { readonly pid: number };
+
 /** The SubprocessError a run under options O rejects with: its stdout/stderr typed like the result's. */
 export type SubprocessErrorOf<O> = SubprocessError<OutputOf<O, 1>, OutputOf<O, 2>>;
 

@@ -17,7 +17,7 @@ import { deadlinePlan, runFailure } from "./deadline-plan.js";
 import type { EngineRequest } from "./engine.js";
 import { releasePipeEnds } from "./kernel-pipe.js";
 import { outputLimit } from "./output-limit.js";
-import type { KnownKeys, NoOptions, ResultOf } from "./output-type.js";
+import type { KnownKeys, NoOptions, SyncResultOf } from "./output-type.js";
 import { type FailureReason, SubprocessError } from "./spawn-errors.js";
 import type { SpawnOptions } from "./spawn-options.js";
 import { engineRequest, explainCwd, spawnInput } from "./spawn-request.js";
@@ -70,12 +70,12 @@ export function spawnSync(
   file: string,
   args?: ReadonlyArray<string | Buffer>,
   options?: undefined,
-): ResultOf<NoOptions>;
+): SyncResultOf<NoOptions>;
 export function spawnSync<const O extends SpawnSyncOptions>(
   file: string,
   args: ReadonlyArray<string | Buffer> | undefined,
   options: KnownKeys<O, SpawnSyncOptions> | undefined,
-): ResultOf<O>;
+): SyncResultOf<O>;
 export function spawnSync(
   file: string,
   args: ReadonlyArray<string | Buffer> = [],

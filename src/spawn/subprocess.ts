@@ -36,7 +36,13 @@ import { feedInput, StreamInput } from "./stream-input.js";
  * output-type.ts): string, Buffer, or null for a stream not captured.
  */
 export interface SpawnResult<Stdout = string | Buffer | null, Stderr = Stdout> {
-  readonly pid: number;
+  /**
+   * The child's pid; undefined only for a run that never started because its
+   * `signal` was aborted before the spawn (`failure: "abort"`, with
+   * `reject: false`): no number, so no code can signal a pid that was never
+   * this run's (0 and -1 would reach the host's group, or every process).
+   */
+  readonly pid: number | undefined;
   /** The exit status, or null when a signal ended the child. */
   readonly exitCode: number | null;
   /** "SIGTERM" etc. when a signal ended the child, else null. */
@@ -44,7 +50,12 @@ export interface SpawnResult<Stdout = string | Buffer | null, Stderr = Stdout> {
   /** Captured output (see `encoding`), or null when the stream was not a captured pipe. */
   readonly stdout: Stdout;
   readonly stderr: Stderr;
-  /** From just before the spawn to the settled result. */
+  /**
+   * From just before the spawn to the child's exit, both as they happened:
+   * on the native engine the exit's time is taken off the JavaScript thread
+   * when an ending signalled the child, so a busy host's result is not late
+   * by its busy time (docs/spawn.md#the-subprocess-and-its-result).
+   */
   readonly durationMs: number;
   /** The child's CPU time from wait4(2); null on the fallback engine. */
   readonly resourceUsage: ResourceUsage | null;
@@ -98,7 +109,11 @@ function argText(arg: string | Buffer): string {
   return typeof arg === "string" ? arg : arg.toString("utf8");
 }
 
-/** The lines of a child that never started: none; the iteration rejects with the spawn error. */
+/**
+ * The lines of a child that never started: none; the iteration rejects with
+ * the spawn error, or ends when the result resolves (aborted before the
+ * start, with `reject: false`).
+ */
 async function* rejectedLines(result: Promise<unknown>): AsyncGenerator<string, void, undefined> {
   await result;
   yield* [];
@@ -137,6 +152,8 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
   #pending = 1;
   #unrefed = false;
   #exit: EngineExit | undefined;
+  /** When the child exited, on performance.now()'s scale (EngineExit.exitedAt). */
+  #exitedAt = 0;
   #outcome: Outcome | undefined;
   #promise: Promise<SpawnResult> | undefined;
   #resolve: ((value: SpawnResult) => void) | undefined;
@@ -174,7 +191,14 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
       this.#child = undefined;
       this.#endings.push({ cause: "abort", leaderRunning: true });
       this.#killCause = policy.signal.reason;
-      this.#settle({ ok: false, error: this.#failure("abort", null, null) });
+      // As an abort while running: rejects, or with reject: false resolves
+      // as an abort (the ordinary race of a task taken off a queue just
+      // before its abort), with no output and no exit.
+      this.#settle(
+        policy.reject
+          ? { ok: false, error: this.#failure("abort", null, null) }
+          : { ok: true, value: this.#notStarted(request) },
+      );
       return;
     }
     let child: EngineChild;
@@ -286,7 +310,8 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
    * `buffer` (the default) the output is captured in full as well and counts
    * against maxBuffer; with `buffer: false` nothing is kept. Throws TypeError
    * for a stream that is not a pipe; for a child that never started, the
-   * iteration rejects with the spawn error.
+   * iteration rejects with the spawn error, or ends empty for a run aborted
+   * before it started with `reject: false` (its result resolves).
    */
   lines(stream: "stdout" | "stderr" = "stdout"): AsyncGenerator<string, void, undefined> {
     if (stream !== "stdout" && stream !== "stderr") {
@@ -503,6 +528,7 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
     }
     if (engineCaptured.length > 0) this.#engineOutput = exit.output ?? [];
     this.#exit = exit;
+    this.#exitedAt = exit.exitedAt ?? performance.now();
     if (this.#endCapture) this.#endStreams();
     this.#done();
   }
@@ -522,7 +548,8 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
       this.#settle({ ok: false, error });
       return;
     }
-    const durationMs = performance.now() - this.#start;
+    // Never below 0: a clock read a hair apart on two threads is no negative run.
+    const durationMs = Math.max(0, this.#exitedAt - this.#start);
     const failure: FailureReason | null = runFailure(this.#endings, exit);
     if (failure !== null && policy.reject) {
       this.#settle({
@@ -534,7 +561,7 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
     this.#settle({
       ok: true,
       value: {
-        pid: this.pid!,
+        pid: this.pid,
         exitCode: exit.exitCode,
         signal: exit.signal,
         stdout,
@@ -547,6 +574,30 @@ export class Subprocess<R extends SpawnResult = SpawnResult> implements PromiseL
         killedAt: this.#killedAt,
       },
     });
+  }
+
+  /** The result of a run aborted before it started: what a captured pipe gives is empty. */
+  #notStarted(request: EngineRequest): SpawnResult {
+    const policy = this.#policy;
+    const empty = (slot: number): string | Buffer | null =>
+      policy.buffer && request.stdio[slot] === "pipe"
+        ? policy.encoding === "buffer"
+          ? Buffer.alloc(0)
+          : ""
+        : null;
+    return {
+      pid: undefined,
+      exitCode: null,
+      signal: null,
+      stdout: empty(1),
+      stderr: empty(2),
+      durationMs: performance.now() - this.#start,
+      resourceUsage: null,
+      native: this.native,
+      contained: null,
+      failure: "abort",
+      killedAt: null,
+    };
   }
 
   #output(slot: number, encoding: BufferEncoding | "buffer"): string | Buffer | null {

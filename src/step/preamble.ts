@@ -29,6 +29,7 @@
  */
 import { Buffer } from "node:buffer";
 import { isSpillableName } from "../env/names.js";
+import { utf8Bytes } from "../env-input.js";
 import { displayName, InvalidEnvError } from "../errors.js";
 
 /**
@@ -57,7 +58,7 @@ export function spillReads(
   return names.map((name) => {
     const v = value(name);
     if (typeof v !== "string") return { name, bytes: v.length };
-    const bytes = Buffer.byteLength(v, "utf8");
+    const bytes = utf8Bytes(v);
     const earlier = first.get(v);
     if (earlier !== undefined) return { name, bytes, sameAs: earlier };
     first.set(v, name);
@@ -91,7 +92,7 @@ const END_MARK = ".";
 export function spillValuesBytes(values: readonly (string | Buffer)[]): Buffer {
   let size = END_MARK.length + 1;
   for (const value of values) {
-    size += (typeof value === "string" ? Buffer.byteLength(value, "utf8") : value.length) + 1;
+    size += (typeof value === "string" ? utf8Bytes(value) : value.length) + 1;
   }
   const out = Buffer.allocUnsafe(size);
   let offset = 0;

@@ -584,6 +584,34 @@ export function behaviourSuite(mode: Mode): void {
       const child = spawn("/bin/sleep", ["1000"], { signal: controller.signal });
       expect(child.pid).toBeUndefined();
       await expect(child).rejects.toMatchObject({ reason: "abort" });
+      // Its lines reject with the same error.
+      await expect(child.lines().next()).rejects.toMatchObject({ reason: "abort" });
+    });
+
+    it("an already aborted signal with reject: false resolves as an abort, its lines end empty", async () => {
+      const controller = new AbortController();
+      controller.abort(new Error("taken off the queue"));
+      const child = spawn("/bin/sleep", ["1000"], {
+        signal: controller.signal,
+        reject: false,
+      });
+      expect(child.pid).toBeUndefined();
+      const lines: string[] = [];
+      for await (const line of child.lines()) lines.push(line);
+      expect(lines).toEqual([]);
+      const result = await child;
+      // As an abort while running would say, with nothing run: no pid, no exit, no output.
+      expect(result).toMatchObject({
+        pid: undefined,
+        failure: "abort",
+        exitCode: null,
+        signal: null,
+        stdout: "",
+        stderr: "",
+        killedAt: null,
+        resourceUsage: null,
+      });
+      expect(result.durationMs).toBeGreaterThanOrEqual(0);
     });
   });
 

@@ -58,6 +58,40 @@ describe.runIf(nativeStatus().loaded)("a timeout while the host is busy", () => 
     expect(result.killedAt).toBeLessThan(blockEnded);
   });
 
+  it("the result's durationMs is the child's, not the busy host's: a 300 ms timeout during a 3 s block", async () => {
+    // Issue 37: durationMs was 3,034 here (read when the loop got to the
+    // exit). The exit's time now comes from the addon (its deadline keeper
+    // looks for the exit after the signal, 1-8 ms apart, off this thread).
+    // Margin: under half the block; the child's real life is ~300 ms, and
+    // no amount of load makes the keeper's thread 1.2 s late.
+    const blockMs = 3000;
+    const run = started(
+      spawn("/bin/sh", ["-c", "while :; do sleep 0.05; done"], { timeout: 300, reject: false }),
+    );
+    blockHost(blockMs);
+    const result = await run;
+    expect(result).toMatchObject({ failure: "timeout", signal: "SIGTERM" });
+    // The exit follows the kill, which never comes before the deadline.
+    expect(result.durationMs).toBeGreaterThanOrEqual(300);
+    expect(result.durationMs).toBeLessThan(blockMs / 2);
+  });
+
+  it("the same for a step that ignores killSignal: its exit at the SIGKILL after the grace", async () => {
+    const blockMs = 3000;
+    const run = started(
+      spawn("/bin/sh", ["-c", "trap '' TERM; while :; do sleep 0.05; done"], {
+        timeout: 200,
+        killGraceMs: 300,
+        reject: false,
+      }),
+    );
+    blockHost(blockMs);
+    const result = await run;
+    expect(result).toMatchObject({ failure: "timeout", signal: "SIGKILL" });
+    expect(result.durationMs).toBeGreaterThanOrEqual(500);
+    expect(result.durationMs).toBeLessThan(blockMs / 2);
+  });
+
   it("the grace and SIGKILL hold too: a child that ignores killSignal is gone before the host is free", async () => {
     const run = started(
       spawn("/bin/sh", ["-c", "trap '' TERM; while :; do sleep 0.05; done"], {

@@ -52,9 +52,23 @@ describe.runIf(binding?.spawn !== undefined)("native spawn, positional form", ()
     expect(zombieChildren()).toEqual([]);
   });
 
-  it("delivers the exit as arguments: exitCode, signal, user and system CPU, max RSS", async () => {
+  it("delivers the exit as arguments: exitCode, signal, user and system CPU, max RSS, (no output, no tree), exitedAt", async () => {
+    const before = Number(process.hrtime.bigint()) / 1e6;
     const exit = await exitOf({ 0: "/bin/sh", 1: Buffer.from("sh\0-c\0exit 3\0"), 2: 3 });
-    expect(exit).toEqual([3, null, expect.any(Number), expect.any(Number), null]);
+    const after = Number(process.hrtime.bigint()) / 1e6;
+    expect(exit).toEqual([
+      3,
+      null,
+      expect.any(Number),
+      expect.any(Number),
+      null,
+      undefined,
+      undefined,
+      expect.any(Number),
+    ]);
+    // The reap's CLOCK_MONOTONIC ms (the clock of process.hrtime): between the spawn and its delivery.
+    expect(exit[7]).toBeGreaterThan(before);
+    expect(exit[7]).toBeLessThan(after);
     const killed = await exitOf({ 0: "/bin/sh", 1: Buffer.from("sh\0-c\0kill -9 $$\0"), 2: 3 });
     expect(killed.slice(0, 2)).toEqual([null, "SIGKILL"]);
   });

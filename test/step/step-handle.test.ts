@@ -106,6 +106,24 @@ describe("runtime.bash's handle", () => {
     await expect(collect(handle.lines())).rejects.toBe(error);
   });
 
+  it("a step whose signal was aborted before it started: with reject: false it resolves as an abort, its lines end empty", async () => {
+    // The race of a task taken off a queue just before an abort.
+    const controller = new AbortController();
+    controller.abort();
+    const options = { signal: controller.signal, tmpdir: root(), all: true } as const;
+    const handle = runtime.bash("echo never", { ...options, reject: false });
+    expect(handle.pid).toBeUndefined();
+    expect(await collect(handle.lines("all"))).toEqual([]);
+    expect(await collect(handle.lines())).toEqual([]);
+    const result = await handle;
+    expect(result).toMatchObject({ pid: undefined, failure: "abort", exitCode: null, output: "" });
+    // With reject (the default) awaiting and iterating reject with the abort.
+    const rejecting = runtime.bash("echo never", options);
+    const error = await rejection(rejecting.result);
+    expect(error).toMatchObject({ name: "SubprocessError", reason: "abort" });
+    await expect(collect(rejecting.lines())).rejects.toBe(error);
+  });
+
   it("is a Promise for code that stored runtime.bash's promise", async () => {
     const stored: Promise<{ output: string }> = runtime.bash("echo p", { tmpdir: root() });
     expect(await stored.then((r) => r.output)).toBe("p");
