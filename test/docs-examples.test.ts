@@ -41,6 +41,17 @@ function cannotRun(example: Example): string | undefined {
       return "contain: true, and this host can contain nothing";
     }
   }
+  // A limit needs its controller delegated to the parent (docs/containment.md).
+  const limits = { memoryMax: "memory", pidsMax: "pids", cpuMax: "cpu" } as const;
+  const lacking = Object.entries(limits)
+    .filter(([key, controller]) => {
+      if (!new RegExp(`\\b${key}:`).test(example.code)) return false;
+      return !cgroupSupport().controllers.includes(controller);
+    })
+    .map(([, controller]) => controller);
+  if (lacking.length > 0) {
+    return `a containment limit, and this host delegates no ${lacking.join(", ")} controller`;
+  }
   if (/sandbox: \{/.test(example.code) && sandboxSupport().missing.length > 0) {
     return `a sandbox, and this host lacks ${sandboxSupport().missing.join(", ")}`;
   }
