@@ -11,8 +11,8 @@ import { nativeStatus, pidNamespaceSupport, spawn } from "../../src/index.js";
 
 const isRoot = process.getuid?.() === 0;
 /** The fds the shell holds (not the glob's own directory fd, closed once it is read). */
-// biome-ignore lint/suspicious/noTemplateCurlyInString: shell text
 const LIST_FDS =
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text
   'for f in /proc/self/fd/*; do readlink "$f" >/dev/null && echo "${f##*/}"; done; true';
 const stdio = ["ignore", "pipe", "pipe"] as const;
 
