@@ -43,6 +43,12 @@ void StopWatchingLeader(Watch* w) {
 void OnLeaderReady(Watch* w) {
   if (w->leader_pidfd < 0) return;
   if (w->life == Life::kWatching && w->pidfd >= 0) {
+    // The grace is over and the init is still there: held back, so ended here.
+    if (w->leader_ended) {
+      signal_pidfd(w->pidfd, SIGKILL);
+      StopWatchingLeader(w);
+      return;
+    }
     int status = 0;
     const int r = leader_exit_status(w->leader_pidfd, &status);
     if (r == -EAGAIN) {
@@ -54,9 +60,14 @@ void OnLeaderReady(Watch* w) {
       w->leader_wait_status = status;
     }
     // The status is in hand, or the init has reported it (it reports before
-    // it reaps the leader): the namespace may end now. Where /proc could not
-    // tell, the init ends it as before.
-    if (r == 0 || r == -ESRCH) signal_pidfd(w->pidfd, SIGKILL);
+    // it reaps the leader): the namespace may end. The init is given
+    // kInitGraceMs to end it itself (its reaping counts the tree's CPU), then
+    // SIGKILLed. Where /proc could not tell, the init ends it as before.
+    if (r == 0 || r == -ESRCH) {
+      w->leader_ended = true;
+      RetryFd(w->state, w->leader_pidfd, w->leader_token, kInitGraceMs);
+      return;
+    }
   }
   StopWatchingLeader(w);
 }

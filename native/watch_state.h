@@ -90,6 +90,7 @@ struct Watch {
   uint64_t leader_token = 0;
   bool leader_exit_known = false;
   int leader_wait_status = 0;
+  bool leader_ended = false;  // the init's grace (kInitGraceMs) is running
   ChildPathFailure start_failure;
   std::string start_file;
   std::string start_cwd;

@@ -42,4 +42,11 @@ int receive_leader_pidfd(int status_fd);
 // while it runs, or another -errno when /proc cannot tell.
 int leader_exit_status(int pidfd, int* wait_status);
 
+// How long the host lets a PID namespace's init end the namespace itself once
+// the leader has ended, before it SIGKILLs the init. The init kills what is
+// left and reaps it, so the tree's CPU time counts in the init's rusage (the
+// step's resourceUsage); killed at once, the init would lose what it had not
+// reaped yet. Only an init held back (a tracer's stop) waits out the grace.
+constexpr int kInitGraceMs = 1000;
+
 }  // namespace exactspawn

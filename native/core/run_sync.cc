@@ -98,7 +98,8 @@ class SyncLoop {
         output_index[i] = count;
         fds[count++] = {output_fds_[i], POLLIN, 0};
       }
-      int64_t wake = leader_done_ ? next_deadline() : std::min(next_deadline(), reap_retry_at_);
+      int64_t wake = leader_done_ ? next_deadline()
+                                  : std::min({next_deadline(), reap_retry_at_, init_kill_at_});
       if (reap_due) wake = 0;
       int64_t now = now_ms();
       int wait =
@@ -126,6 +127,10 @@ class SyncLoop {
       if (now >= timeout_at_) {
         timeout_at_ = kNever;
         begin_ending(SyncEndingCause::kTimeout, now);
+      }
+      if (!leader_done_ && now >= init_kill_at_) {
+        signal_pidfd(pidfd_, SIGKILL);
+        init_kill_at_ = kNever;
       }
       if (!leader_done_ && now >= final_signal_at_) {
         signal_child(run_.deadline.final_signal);
@@ -285,7 +290,9 @@ class SyncLoop {
       outcome_->leader_exit_known = true;
       outcome_->leader_wait_status = status;
     }
-    if (r == 0 || r == -ESRCH) signal_pidfd(pidfd_, SIGKILL);
+    // The init is given its grace to end the namespace itself (its reaping
+    // counts the tree's CPU); run() SIGKILLs it when the grace is over.
+    if (r == 0 || r == -ESRCH) init_kill_at_ = after(now_ms(), kInitGraceMs);
     close_owned(&leader_pidfd_);
   }
 
@@ -298,6 +305,7 @@ class SyncLoop {
   int leader_pidfd_ = -1;
   ReapBackoff backoff_;
   int64_t reap_retry_at_ = kNever;  // set while the pidfd is left out of the poll
+  int64_t init_kill_at_ = kNever;   // a PID namespace's init, once its grace is over
   size_t written_ = 0;
   bool leader_done_ = false;
   bool ending_begun_ = false;
