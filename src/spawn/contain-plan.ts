@@ -183,10 +183,11 @@ export function pidNamespaceSupport(
       : probe.step === "helper"
         ? {
             // The helper's exec failed (every way of exec'ing it): the
-            // helper's failure, not the kernel's PID namespaces'.
+            // helper's failure, not the kernel's PID namespaces' (worded as
+            // the unavailable helper's above).
             available: false,
             userNamespace: probe.userNamespace,
-            reason: `a PID namespace's init is the exec helper, which this host cannot start (${probe.syscall ?? "execveat"} ${probe.code ?? "EPERM"}${path ? ` ${path}` : ""})`,
+            reason: `a PID namespace's init is the exec helper, which cannot run: ${probe.syscall ?? "execveat"} ${probe.code ?? "EPERM"}${path ? ` ${path}` : ""}`,
             missing: ["exec helper"],
           }
         : {

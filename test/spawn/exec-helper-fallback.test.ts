@@ -81,7 +81,7 @@ describe.runIf(
     expect(out.uid).toEqual(failed);
     expect(out.pidns).toEqual({
       available: false,
-      reason: `a PID namespace's init is the exec helper, which this host cannot start (execveat ENOENT ${path})`,
+      reason: `a PID namespace's init is the exec helper, which cannot run: execveat ENOENT ${path}`,
       missing: ["exec helper"],
     });
     expect(out.init).toMatchObject({ code: "ERR_EXACTSPAWN_CONTAINMENT_UNAVAILABLE" });
