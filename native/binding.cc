@@ -44,6 +44,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
               Napi::Function::New(env, DebugRefuseNotifies, "debugRefuseNotifies"));
   exports.Set("debugRefuseClone3Pidfd",
               Napi::Function::New(env, DebugRefuseClone3Pidfd, "debugRefuseClone3Pidfd"));
+  exports.Set("debugRefuseHelperExec",
+              Napi::Function::New(env, DebugRefuseHelperExec, "debugRefuseHelperExec"));
   exports.Set("setDumpable", Napi::Function::New(env, SetDumpable, "setDumpable"));
   exports.Set("dumpable", Napi::Function::New(env, Dumpable, "dumpable"));
   InitChildWatch(env, exports);

@@ -51,6 +51,9 @@ Napi::Value ProbePidChecked(const Napi::CallbackInfo& info) {
     out.Set("code", Napi::String::New(env, ErrnoCode(err)));
     out.Set("syscall",
             failure.syscall != nullptr ? Napi::String::New(env, failure.syscall) : env.Null());
+    // "helper": the exec helper (the namespace's init) could not be started,
+    // which says nothing of the kernel's PID namespaces.
+    if (failure.step != nullptr) out.Set("step", Napi::String::New(env, failure.step));
   }
   return out;
 }

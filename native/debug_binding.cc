@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 
+#include "core/child_path.h"
 #include "core/clone3.h"
 #include "core/deadline_keeper.h"
 #include "core/reap.h"
@@ -50,6 +51,24 @@ Napi::Value DebugRefuseClone3Pidfd(const Napi::CallbackInfo& info) {
       ThrowTypeError(info.Env(), "debugRefuseClone3Pidfd(count): count must be an integer 0-1000");
     }
     clone3_refuse_pidfd(static_cast<int>(count));
+    return info.Env().Undefined();
+  });
+}
+
+Napi::Value DebugRefuseHelperExec(const Napi::CallbackInfo& info) {
+  return Marshal(info, [&] {
+    const char* usage =
+        "debugRefuseHelperExec(errno, count): errno must be an integer 0-4095, count 0-3";
+    if (info.Length() != 2 || !info[0].IsNumber() || !info[1].IsNumber()) {
+      ThrowTypeError(info.Env(), usage);
+    }
+    double error = info[0].As<Napi::Number>().DoubleValue();
+    double count = info[1].As<Napi::Number>().DoubleValue();
+    if (!(error >= 0 && error <= 4095) || error != std::trunc(error) ||
+        !(count >= 0 && count <= 3) || count != std::trunc(count)) {
+      ThrowTypeError(info.Env(), usage);
+    }
+    set_helper_exec_refusal(static_cast<int>(error), static_cast<int>(count));
     return info.Env().Undefined();
   });
 }

@@ -350,6 +350,8 @@ export interface NativeBinding {
     errno?: number;
     code?: string;
     syscall?: string | null;
+    /** "helper": the exec helper (the namespace's init) could not be started; else "contain". */
+    step?: string;
   };
   /**
    * What the running kernel offers of what the addon needs, probed with
@@ -375,6 +377,11 @@ export interface NativeBinding {
   debugRefuseNotifies?(count: number): void;
   /** For tests: the next `count` clone3 calls that ask CLONE_PIDFD fail with EINVAL, as a kernel refusing the flag. */
   debugRefuseClone3Pidfd?(count: number): void;
+  /**
+   * For tests: the first `count` (0-3) of each exec helper start's exec attempts (execveat,
+   * /proc/self/fd/N, the helper's path) fail with `errno`, as a kernel refusing them.
+   */
+  debugRefuseHelperExec?(errno: number, count: number): void;
   /**
    * Asks for the host's event loop to wait for exits (true) or for the addon's
    * own thread (false); call before the first spawn. Returns what is used.

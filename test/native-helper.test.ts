@@ -149,10 +149,12 @@ describe.runIf(native)("a helper that cannot run here, named as the helper's", (
   });
 
   it.runIf(qemu !== "" && process.arch === "x64")(
-    "names the helper when its exec fails where vfork is a fork (qemu-user)",
+    "runs the helper by /proc/self/fd/N there, and names it when every exec fails (vfork is a fork)",
     () => {
-      // qemu-user runs a vfork child as a fork: the child's failure never
-      // reaches the parent's memory, only the start-status pipe.
+      // qemu-user 7.2 has no execveat (ENOSYS): the helper is exec'd by
+      // /proc/self/fd/N instead. Its vfork child is a fork: a failure never
+      // reaches the parent's memory, only the start-status pipe (every exec
+      // refused by debugRefuseHelperExec to see it).
       const dir = scratchDir("exactspawn-helper-qemu-");
       try {
         const run = runHost<unknown>(
@@ -160,17 +162,25 @@ describe.runIf(native)("a helper that cannot run here, named as the helper's", (
           `import { nativeBinding } from ${JSON.stringify(NATIVE_URL)};
           import { spawn } from DIST;
           const path = nativeBinding().helperStatus().path;
-          try {
-            const result = await spawn("/bin/true", [], { uid: ${own.uid}, gid: ${own.gid}, reject: false });
-            report({ exitCode: result.exitCode });
-          } catch (e) {
-            report({ step: e.step, syscall: e.syscall, path: e.path === path ? "the helper" : e.path });
-          }`,
+          const step = async () => {
+            try {
+              const result = await spawn("/bin/true", [], { uid: ${own.uid}, gid: ${own.gid}, reject: false });
+              return { exitCode: result.exitCode };
+            } catch (e) {
+              return { step: e.step, syscall: e.syscall, code: e.code, path: e.path === path ? "the helper" : e.path };
+            }
+          };
+          const runs = await step();
+          nativeBinding().debugRefuseHelperExec(38, 3);
+          report({ runs, refused: await step() });`,
           { wrap: [qemu] },
         );
         expect(run.stderr).toBe("");
-        // Before: { exitCode: 127 }. qemu 7.2 has no execveat (ENOSYS).
-        expect(run.report).toEqual({ step: "helper", syscall: "execveat", path: "the helper" });
+        // Before the fallback: runs was { step: "helper", syscall: "execveat", code: "ENOSYS", … }.
+        expect(run.report).toEqual({
+          runs: { exitCode: 0 },
+          refused: { step: "helper", syscall: "execveat", code: "ENOSYS", path: "the helper" },
+        });
       } finally {
         removeDir(dir);
       }

@@ -47,7 +47,14 @@ struct HelperLaunch {
   int plan_fd = -1;            // the plan (helper_plan.h), a sealed memfd
   int status_fd = -1;          // the start-status pipe's write end
   const char* path = nullptr;  // the helper's path, for a failed exec's report
+  bool from_file = false;      // exe_fd is the helper's own file (not a memfd copy)
 };
+
+// For tests (set_helper_exec_refusal): the first `refused_execs` of the
+// helper's exec attempts fail with `refused_errno` without being made. Plain
+// ints read by the vfork child (async-signal-safe: no lock, no write).
+std::atomic<int> refused_errno{0};
+std::atomic<int> refused_execs{0};
 
 // The parent's data the child reads. The child also writes `failure`, only
 // when it is about to exit; the parent reads it after clone() returns, which
@@ -83,13 +90,29 @@ EXACTSPAWN_CHILD_CODE void decimal(int n, char* buf) {
   buf[count] = '\0';
 }
 
+// One exec attempt of the helper (`attempt` counts them, for the test
+// refusal): 0 never (an exec that works does not return), else the errno.
+EXACTSPAWN_CHILD_CODE int try_exec(int attempt, int fd, const char* file, char* const* argv,
+                                   char* const* envp) {
+  if (attempt < refused_execs.load(std::memory_order_relaxed)) {
+    return refused_errno.load(std::memory_order_relaxed);
+  }
+  if (fd >= 0) {
+    syscall(SYS_execveat, fd, "", argv, envp, kAtEmptyPath);
+  } else {
+    syscall(SYS_execve, file, argv, envp);
+  }
+  return errno != 0 ? errno : EIO;
+}
+
 // Execs the helper: argv "exactspawn-helper PLAN_FD STATUS_FD", an empty
 // environment (the target's comes in the plan, so the helper's libc never
 // reads it). Returns only on failure, which it also writes to the status
 // pipe: where vfork is emulated by a fork (qemu-user), the parent never sees
 // `failure` (another copy of memory) and reads the pipe at the reap instead,
 // so a helper that cannot be exec'd is still named, not a bare exit 127.
-EXACTSPAWN_CHILD_CODE int exec_helper(const int* keep, const char* path, StepFailure* failure) {
+EXACTSPAWN_CHILD_CODE int exec_helper(const HelperLaunch& helper, const int* keep,
+                                      StepFailure* failure) {
   // The plan and the status pipe cross this exec (the helper marks the pipe
   // close-on-exec again); the helper's own descriptor does not.
   for (int i = 1; i < 3; ++i) {
@@ -106,9 +129,28 @@ EXACTSPAWN_CHILD_CODE int exec_helper(const int* keep, const char* path, StepFai
   char name[] = "exactspawn-helper";
   char* argv[] = {name, plan, status, nullptr};
   char* envp[] = {nullptr};
-  syscall(SYS_execveat, keep[0], "", argv, envp, kAtEmptyPath);
-  const int error = errno != 0 ? errno : EIO;
-  *failure = {-error, "execveat", "helper", path};
+  const int error = try_exec(0, keep[0], nullptr, argv, envp);
+  // Where execveat(AT_EMPTY_PATH) itself is what fails, the same file is
+  // exec'd by a path instead. Debian's 5.10.223 kernel (bullseye) fails it
+  // with ENOENT for every file (the kernel tier, scripts/kernels.mjs; 6.1 and
+  // 6.12 run it); qemu-user 7.2 has no execveat (ENOSYS). Any other errno is
+  // the file's (EACCES, ENOEXEC, ETXTBSY) or the host's (ENOMEM, EAGAIN), and
+  // another path meets it too; EINVAL is not taken: every kernel with the
+  // call (3.19) knows AT_EMPTY_PATH.
+  if (error == ENOENT || error == ENOSYS) {
+    // The descriptor's magic link opens the same file, a memfd copy too;
+    // close-on-exec does not matter for an ELF file (only a script's
+    // interpreter would reopen it). Where /proc is not mounted, the helper's
+    // own path, if it runs from its file (a memfd copy has no other path).
+    char proc_fd[32] = "/proc/self/fd/";
+    decimal(keep[0], proc_fd + 14);
+    if (try_exec(1, -1, proc_fd, argv, envp) != 0 && helper.from_file) {
+      try_exec(2, -1, helper.path, argv, envp);
+    }
+  }
+  // Every attempt failed: the execveat's errno says most (the fallbacks'
+  // are ENOENT with no /proc, or the same as the first).
+  *failure = {-error, "execveat", "helper", helper.path};
   report_start_status(keep[2], *failure);
   return failure->err;
 }
@@ -142,7 +184,7 @@ EXACTSPAWN_CHILD_CODE int child_main(void* raw) {
     err =
         run_stdio(args->stdio_steps, args->stdio_step_count, args->stdio_ceiling, keep, 3, failure);
   }
-  if (err == 0 && keep[0] >= 0) err = exec_helper(keep, args->helper.path, failure);
+  if (err == 0 && keep[0] >= 0) err = exec_helper(args->helper, keep, failure);
   // No helper: no sandbox and no credential change (needs_helper()).
   if (err == 0) err = run_target_steps(r, *args->controls, args->parent, failure);
   if (err == 0) err = exec_target(r, failure);
@@ -392,7 +434,8 @@ int start(const SpawnRequest& request, const ExecControls& controls, const PlanM
   std::string helper_path;
   if (mode != nullptr || needs_helper(controls)) {
     StepFailure why;
-    int exe = helper_fd(&why, &helper_path);
+    bool from_file = false;
+    int exe = helper_fd(&why, &helper_path, &from_file);
     if (exe < 0) {
       // No call failed for a helper of another machine (ENOEXEC): none named.
       name_step(failure, why.syscall != nullptr ? why.syscall : "", "helper");
@@ -424,7 +467,7 @@ int start(const SpawnRequest& request, const ExecControls& controls, const PlanM
       name_step(failure, leader_channel ? "socketpair" : "pipe2", "spawn");
       return -error;
     }
-    args.helper = {exe, plan_fd, status_pipe[1], helper_path.c_str()};
+    args.helper = {exe, plan_fd, status_pipe[1], helper_path.c_str(), from_file};
   }
   int clone_errno = 0;
   int pidfd = -1;
@@ -475,6 +518,11 @@ int start(const SpawnRequest& request, const ExecControls& controls, const PlanM
 
 }  // namespace
 
+void set_helper_exec_refusal(int error, int count) {
+  refused_errno.store(error, std::memory_order_relaxed);
+  refused_execs.store(count, std::memory_order_relaxed);
+}
+
 int spawn_child_path(const SpawnRequest& request, const ExecControls& controls, pid_t* pid,
                      int* start_status_fd, ChildPathFailure* failure) {
   return start(request, controls, nullptr, pid, start_status_fd, failure);
@@ -503,7 +551,8 @@ int run_helper_probe(int mode, StepFailure* failure, PidNamespace pid_namespace)
     // helper's, not the probed kernel feature's: keep the call and the step.
     const bool helper = std::strcmp(named.step, "helper") == 0;
     std::snprintf(failed_call, sizeof failed_call, "%s", named.syscall);
-    *failure = {err, helper && failed_call[0] != '\0' ? failed_call : "clone", "helper"};
+    *failure = helper && failed_call[0] != '\0' ? StepFailure{err, failed_call, "helper"}
+                                                : StepFailure{err, "clone", "contain"};
     return err;
   }
   int status = 0;

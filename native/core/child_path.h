@@ -115,10 +115,16 @@ int child_clone_flags(const SpawnRequest& request, const ExecControls& controls)
 // the vfork child keeps only signals, session/group, stdio and one execve).
 bool needs_helper(const ExecControls& controls);
 
+// For tests: the first `count` (0-3) of each helper exec's attempts
+// (execveat, /proc/self/fd/N, the helper's path) fail with `error` without
+// being made, as a kernel refusing them; 0 makes every call again.
+void set_helper_exec_refusal(int error, int count);
+
 // Runs the helper in a probe mode (helper_plan.h PlanMode; stdio on
 // /dev/null), started in the PID namespace given (none by default), and
 // waits for it: its exit status (0: what was probed works), or -errno with
-// *failure naming the call.
+// *failure naming the call and the step: "helper" when the helper could not
+// be started (its exec), "contain" when the clone failed.
 int run_helper_probe(int mode, StepFailure* failure,
                      PidNamespace pid_namespace = PidNamespace::kNone);
 

@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <cstring>
 #include <mutex>
 #include <string>
 
@@ -199,7 +200,7 @@ void open_helper(HelperState* state) {
 
 // The helper's descriptor and a copy of its path, or -errno with *failure
 // saying why it cannot run.
-int helper_fd(StepFailure* failure, std::string* path) {
+int helper_fd(StepFailure* failure, std::string* path, bool* from_file) {
   HelperState& state = helper_state();
   std::lock_guard<std::mutex> guard(state.lock);
   if (state.path.empty()) {
@@ -212,6 +213,7 @@ int helper_fd(StepFailure* failure, std::string* path) {
     return failure->err;
   }
   *path = state.path;
+  *from_file = std::strcmp(state.run, "file") == 0;
   return state.fd;
 }
 

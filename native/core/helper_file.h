@@ -31,8 +31,10 @@ int set_helper_path(const char* path, StepFailure* failure);
 // machine's build, or the build's note of why it left the helper out), else "".
 const char* helper_run(const char** path, StepFailure* failure, const char** reason = nullptr);
 
-// The helper's descriptor (close-on-exec, for execveat(AT_EMPTY_PATH)) and a
-// copy of its path, or -errno with *failure saying why it cannot run.
-int helper_fd(StepFailure* failure, std::string* path);
+// The helper's descriptor (close-on-exec, for execveat(AT_EMPTY_PATH)), a
+// copy of its path and whether the descriptor is that file (false: an
+// in-memory copy, which the path does not name), or -errno with *failure
+// saying why it cannot run.
+int helper_fd(StepFailure* failure, std::string* path, bool* from_file);
 
 }  // namespace exactspawn

@@ -177,16 +177,27 @@ export function pidNamespaceSupport(
     };
   } else {
     const probe = binding.probePidNamespace();
+    const path = binding.helperStatus?.().path;
     support = probe.works
       ? { available: true, userNamespace: probe.userNamespace, reason: null, missing: [] }
-      : {
-          available: false,
-          userNamespace: probe.userNamespace,
-          reason: probe.userNamespace
-            ? `this host cannot make a user namespace with a PID namespace (${probe.code ?? "EPERM"}): ${USERNS}`
-            : `this host cannot make a PID namespace (${probe.code ?? "EPERM"}): a kernel with PID namespaces (CONFIG_PID_NS) and no policy refusing them`,
-          missing: [probe.userNamespace ? "user namespace" : "pid namespace"],
-        };
+      : probe.step === "helper"
+        ? {
+            // The helper's exec failed (every way of exec'ing it): the
+            // helper's failure, not the kernel's PID namespaces' (worded as
+            // the unavailable helper's above).
+            available: false,
+            userNamespace: probe.userNamespace,
+            reason: `a PID namespace's init is the exec helper, which cannot run: ${probe.syscall ?? "execveat"} ${probe.code ?? "EPERM"}${path ? ` ${path}` : ""}`,
+            missing: ["exec helper"],
+          }
+        : {
+            available: false,
+            userNamespace: probe.userNamespace,
+            reason: probe.userNamespace
+              ? `this host cannot make a user namespace with a PID namespace (${probe.code ?? "EPERM"}): ${USERNS}`
+              : `this host cannot make a PID namespace (${probe.code ?? "EPERM"}): a kernel with PID namespaces (CONFIG_PID_NS) and no policy refusing them`,
+            missing: [probe.userNamespace ? "user namespace" : "pid namespace"],
+          };
   }
   pidCache.set(binding, Object.freeze(support));
   return support;

@@ -353,6 +353,29 @@ export const MUTANTS = [
     tests: ["test/spawn/exec-helper.test.ts"],
   },
   {
+    // Without the fallback, a kernel whose execveat(AT_EMPTY_PATH) fails
+    // (Debian's 5.10: ENOENT; qemu-user: ENOSYS) starts no helper child at
+    // all: every uid, sandboxed and PID-namespace step fails.
+    name: "helper-exec-fallback",
+    control: "A credential-changing child never shares the host's memory",
+    file: "native/core/child_path.cc",
+    search: "if (error == ENOENT || error == ENOSYS) {",
+    replace: "if (false) {",
+    native: true,
+    tests: ["test/spawn/exec-helper-fallback.test.ts"],
+  },
+  {
+    // A helper that cannot be exec'd is named as such by the PID-namespace
+    // probe, not taken for a kernel without PID namespaces.
+    name: "pidns-probe-names-helper",
+    control: "A credential-changing child never shares the host's memory",
+    file: "src/spawn/contain-plan.ts",
+    search: ': probe.step === "helper"',
+    replace: ": false",
+    native: false,
+    tests: ["test/spawn/exec-helper-fallback.test.ts"],
+  },
+  {
     name: "spawn-sync-group-kill",
     control: "Endings reach the whole group",
     file: "native/core/run_sync.cc",
