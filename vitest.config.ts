@@ -33,8 +33,6 @@ const NOT_ENGINE_DEPENDENT = [
   "test/debian-packages.test.ts",
   "test/docs-examples.test.ts",
   "test/env/**",
-  "test/env-input.test.ts",
-  "test/env-input.property.test.ts",
   "test/limits.test.ts",
   "test/limits-kernel.test.ts",
   "test/matrix-suite.test.ts",

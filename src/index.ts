@@ -32,6 +32,7 @@ export {
   RESERVED_ENV_PREFIXES,
   RESERVED_ENV_SUFFIXES,
 } from "./env/denylist.js";
+export type { EnvInput, EnvValue } from "./env/env-input.js";
 export {
   type ImageRecordOptions,
   type ImageRestoreOptions,
@@ -54,7 +55,6 @@ export {
   type SpillPlanInput,
 } from "./env/spill-plan.js";
 export type { StepValues } from "./env/step-values.js";
-export type { EnvInput, EnvValue } from "./env-input.js";
 // ---- Errors.
 export {
   EnvBudgetError,

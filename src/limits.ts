@@ -17,7 +17,7 @@ import {
   envEntries,
   hasLoneSurrogate,
   knownEnvTotals,
-} from "./env-input.js";
+} from "./env/env-input.js";
 import { displayName, InvalidEnvError } from "./errors.js";
 import { type NativeBinding, nativeBinding, nativeStatus, type RawProbedValue } from "./native.js";
 import {
@@ -29,7 +29,7 @@ import {
   shebangMayMatter,
 } from "./shebang.js";
 
-export { envPairBytes } from "./env-input.js";
+export { envPairBytes } from "./env/env-input.js";
 
 /** Largest single argv/envp string, NUL included: 32 pages of 4 KiB. */
 export const MAX_ARG_STRLEN = 131_072;

@@ -1,7 +1,7 @@
 /** The limits policy against a fake binding: probing, degradation, the model's arithmetic. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { envEntries } from "../src/env-input.js";
+import { envEntries } from "../src/env/env-input.js";
 import {
   ENV_BUDGET_FLOOR,
   envBudgetForLimit,

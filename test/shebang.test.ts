@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { envEntries } from "../src/env-input.js";
+import { envEntries } from "../src/env/env-input.js";
 import { footprintOf } from "../src/limits.js";
 import {
   MAX_SCRIPT_DEPTH,

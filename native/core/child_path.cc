@@ -393,6 +393,135 @@ int read_start_status(int fd, ChildPathFailure* failure, ChildExit* exit, bool* 
 
 namespace {
 
+// The pointers and counts start() relies on; false: EINVAL.
+bool request_complete(const SpawnRequest& request, const ExecControls& controls) {
+  return request.file != nullptr && request.argv != nullptr && request.envp != nullptr &&
+         request.stdio != nullptr && request.stdio_count >= 3 &&
+         request.stdio_count <= static_cast<size_t>(INT_MAX) &&
+         (controls.group_count == 0 || controls.groups != nullptr) &&
+         (controls.limit_count == 0 || controls.limits != nullptr);
+}
+
+// A helper child's host side: its plan in a sealed memfd and a close-on-exec
+// status channel (nothing at the target's exec, a StartStatus on a failed
+// step, written before the helper exits). The child's ends are closed once
+// it has started; the read end is the caller's.
+struct HelperFiles {
+  int plan_fd = -1;
+  int status[2] = {-1, -1};
+  std::string path;  // the helper's, for a failed exec's report
+};
+
+// Opens the helper and writes its plan: 0, or -errno with `failure` naming
+// the call (nothing left open).
+int prepare_helper(const SpawnRequest& request, const ExecControls& controls, const PlanMode* mode,
+                   pid_t parent, HelperFiles* files, HelperLaunch* launch,
+                   ChildPathFailure* failure) {
+  StepFailure why;
+  bool from_file = false;
+  const int exe = helper_fd(&why, &files->path, &from_file);
+  if (exe < 0) {
+    // No call failed for a helper of another machine (ENOEXEC): none named.
+    name_step(failure, why.syscall != nullptr ? why.syscall : "", "helper");
+    return why.err;
+  }
+  std::vector<char> plan;
+  if (int err =
+          encode_plan(request, controls, parent, mode != nullptr ? *mode : PlanMode::kRun, &plan);
+      err != 0) {
+    name_step(failure, "write", "helper");
+    return err;
+  }
+  files->plan_fd = sealed_memfd("exactspawn-plan", plan.data(), plan.size(), &why);
+  if (files->plan_fd < 0) {
+    name_step(failure, why.syscall, "helper");
+    return files->plan_fd;
+  }
+  // A PID namespace's init sends its leader's pidfd back (child_steps.h
+  // kLeaderRecord), which needs a socket; message boundaries keep each
+  // record whole as in a pipe.
+  const bool leader_channel = mode == nullptr && controls.pid_namespace != PidNamespace::kNone;
+  const int made =
+      leader_channel
+          ? socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, files->status)
+          : pipe2(files->status, O_CLOEXEC | O_NONBLOCK);
+  if (made != 0) {
+    const int error = errno;
+    close(files->plan_fd);
+    name_step(failure, leader_channel ? "socketpair" : "pipe2", "spawn");
+    return -error;
+  }
+  *launch = {exe, files->plan_fd, files->status[1], files->path.c_str(), from_file};
+  return 0;
+}
+
+// Clones the child: through clone3 into its cgroup while that works, else by
+// clone. Returns its pid, or -1 with *clone_errno set.
+pid_t clone_child(ChildArgs* args, void* stack_top, int flags, int cgroup_fd, int* pidfd,
+                  int* clone_errno) {
+  pid_t child = -1;
+  if (cgroup_fd >= 0 && !clone3_refused.load(std::memory_order_relaxed)) {
+    child = clone3_blocked(args, stack_top, flags, cgroup_fd, pidfd, clone_errno);
+    // Any other refusal (EPERM, EACCES on the cgroup) is the child's own
+    // entry's to report: it meets the same check, at a named step.
+  }
+  if (child < 0) child = clone_blocked(args, stack_top, flags, pidfd, clone_errno);
+  if (child < 0 && (flags & CLONE_PIDFD) != 0 &&
+      (*clone_errno == EMFILE || *clone_errno == ENFILE || *clone_errno == EINVAL)) {
+    // No fd left for the pidfd: start the child all the same; the watch's
+    // own pidfd_open then names the shortage at its step. EINVAL: the flag
+    // itself may have been refused (pidfd_flag_refused, kept only when the
+    // call without it succeeds); a request the kernel refuses for another
+    // reason fails again here, with its own errno.
+    const bool invalid = *clone_errno == EINVAL;
+    child = clone_blocked(args, stack_top, flags & ~CLONE_PIDFD, pidfd, clone_errno);
+    if (invalid && child >= 0) pidfd_flag_refused.store(true, std::memory_order_relaxed);
+  }
+  return child;
+}
+
+// A child that failed before its exec (the target's or the helper's): reaped,
+// its failure named as its own.
+int child_failed(pid_t child, int pidfd, const StepFailure& child_failure,
+                 ChildPathFailure* failure) {
+  if (pidfd >= 0) close(pidfd);
+  reap_failed(child);
+  name_step(failure, child_failure.syscall, child_failure.step);
+  failure->in_child = true;
+  if (child_failure.path != nullptr) failure->path = child_failure.path;
+  return child_failure.err;
+}
+
+// Clones the child of `args` and hands its pid, pidfd and start-status read
+// end to the caller; the child's ends of `helper` are closed either way.
+int launch(ChildArgs* args, HelperFiles* helper, void* stack_top, pid_t* pid, int* start_status_fd,
+           ChildPathFailure* failure) {
+  const SpawnRequest& request = *args->request;
+  int clone_errno = 0;
+  int pidfd = -1;
+  const pid_t child = clone_child(args, stack_top, child_clone_flags(request, *args->controls),
+                                  request.cgroup_fd, &pidfd, &clone_errno);
+  if (helper->plan_fd >= 0) close(helper->plan_fd);
+  if (helper->status[1] >= 0) close(helper->status[1]);
+  if (child < 0 || args->failure.err != 0) {
+    if (helper->status[0] >= 0) close(helper->status[0]);
+    if (child < 0) return -clone_errno;
+    return child_failed(child, pidfd, args->failure, failure);
+  }
+  // The helper has started (the vfork returned at its exec). Nobody waits
+  // here for the target's exec: once its uid changed, the target user may
+  // stop the helper for as long as it likes. The pipe is read when the
+  // child has been reaped (read_start_status).
+  *start_status_fd = helper->status[0];
+  *pid = child;
+  if (request.pidfd != nullptr) {
+    *request.pidfd = pidfd;
+  } else if (pidfd >= 0) {
+    close(pidfd);
+  }
+  return 0;
+}
+
 // Starts the child of `request` (through the helper when `mode` is set or the
 // controls need it). See spawn_child_path().
 int start(const SpawnRequest& request, const ExecControls& controls, const PlanMode* mode,
@@ -400,13 +529,7 @@ int start(const SpawnRequest& request, const ExecControls& controls, const PlanM
   *start_status_fd = -1;
   name_step(failure, "clone", "spawn");
   failure->in_child = false;
-  if (request.file == nullptr || request.argv == nullptr || request.envp == nullptr ||
-      request.stdio == nullptr || request.stdio_count < 3 ||
-      request.stdio_count > static_cast<size_t>(INT_MAX) ||
-      (controls.group_count > 0 && controls.groups == nullptr) ||
-      (controls.limit_count > 0 && controls.limits == nullptr)) {
-    return -EINVAL;
-  }
+  if (!request_complete(request, controls)) return -EINVAL;
   std::vector<StdioStep> stdio_steps;
   if (int err = plan_stdio(request.stdio, request.stdio_count, &stdio_steps); err < 0) {
     name_step(failure, "dup2", "stdio");
@@ -426,94 +549,13 @@ int start(const SpawnRequest& request, const ExecControls& controls, const PlanM
                     {},
                     false,
                     {}};
-  // A helper child: its descriptor, its plan in a sealed memfd, and a
-  // close-on-exec status pipe (nothing at the target's exec, a StartStatus on
-  // a failed step, written before the helper exits).
-  int plan_fd = -1;
-  int status_pipe[2] = {-1, -1};
-  std::string helper_path;
+  HelperFiles helper;
   if (mode != nullptr || needs_helper(controls)) {
-    StepFailure why;
-    bool from_file = false;
-    int exe = helper_fd(&why, &helper_path, &from_file);
-    if (exe < 0) {
-      // No call failed for a helper of another machine (ENOEXEC): none named.
-      name_step(failure, why.syscall != nullptr ? why.syscall : "", "helper");
-      return why.err;
-    }
-    std::vector<char> plan;
-    if (int err = encode_plan(request, controls, args.parent,
-                              mode != nullptr ? *mode : PlanMode::kRun, &plan);
-        err != 0) {
-      name_step(failure, "write", "helper");
-      return err;
-    }
-    plan_fd = sealed_memfd("exactspawn-plan", plan.data(), plan.size(), &why);
-    if (plan_fd < 0) {
-      name_step(failure, why.syscall, "helper");
-      return plan_fd;
-    }
-    // A PID namespace's init sends its leader's pidfd back (child_steps.h
-    // kLeaderRecord), which needs a socket; message boundaries keep each
-    // record whole as in a pipe.
-    const bool leader_channel = mode == nullptr && controls.pid_namespace != PidNamespace::kNone;
-    const int made =
-        leader_channel
-            ? socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, status_pipe)
-            : pipe2(status_pipe, O_CLOEXEC | O_NONBLOCK);
-    if (made != 0) {
-      const int error = errno;
-      close(plan_fd);
-      name_step(failure, leader_channel ? "socketpair" : "pipe2", "spawn");
-      return -error;
-    }
-    args.helper = {exe, plan_fd, status_pipe[1], helper_path.c_str(), from_file};
+    const int err =
+        prepare_helper(request, controls, mode, args.parent, &helper, &args.helper, failure);
+    if (err != 0) return err;
   }
-  int clone_errno = 0;
-  int pidfd = -1;
-  const int flags = child_clone_flags(request, controls);
-  pid_t child = -1;
-  if (request.cgroup_fd >= 0 && !clone3_refused.load(std::memory_order_relaxed)) {
-    child = clone3_blocked(&args, stack.top(), flags, request.cgroup_fd, &pidfd, &clone_errno);
-    // Any other refusal (EPERM, EACCES on the cgroup) is the child's own
-    // entry's to report: it meets the same check, at a named step.
-  }
-  if (child < 0) child = clone_blocked(&args, stack.top(), flags, &pidfd, &clone_errno);
-  if (child < 0 && (flags & CLONE_PIDFD) != 0 &&
-      (clone_errno == EMFILE || clone_errno == ENFILE || clone_errno == EINVAL)) {
-    // No fd left for the pidfd: start the child all the same; the watch's
-    // own pidfd_open then names the shortage at its step. EINVAL: the flag
-    // itself may have been refused (pidfd_flag_refused, kept only when the
-    // call without it succeeds); a request the kernel refuses for another
-    // reason fails again here, with its own errno.
-    const bool invalid = clone_errno == EINVAL;
-    child = clone_blocked(&args, stack.top(), flags & ~CLONE_PIDFD, &pidfd, &clone_errno);
-    if (invalid && child >= 0) pidfd_flag_refused.store(true, std::memory_order_relaxed);
-  }
-  if (plan_fd >= 0) close(plan_fd);
-  if (status_pipe[1] >= 0) close(status_pipe[1]);
-  if (child < 0 || args.failure.err != 0) {
-    if (status_pipe[0] >= 0) close(status_pipe[0]);
-    if (child < 0) return -clone_errno;
-    if (pidfd >= 0) close(pidfd);
-    reap_failed(child);
-    name_step(failure, args.failure.syscall, args.failure.step);
-    failure->in_child = true;
-    if (args.failure.path != nullptr) failure->path = args.failure.path;
-    return args.failure.err;
-  }
-  // The helper has started (the vfork returned at its exec). Nobody waits
-  // here for the target's exec: once its uid changed, the target user may
-  // stop the helper for as long as it likes. The pipe is read when the
-  // child has been reaped (read_start_status).
-  *start_status_fd = status_pipe[0];
-  *pid = child;
-  if (request.pidfd != nullptr) {
-    *request.pidfd = pidfd;
-  } else if (pidfd >= 0) {
-    close(pidfd);
-  }
-  return 0;
+  return launch(&args, &helper, stack.top(), pid, start_status_fd, failure);
 }
 
 }  // namespace

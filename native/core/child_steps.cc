@@ -319,18 +319,27 @@ EXACTSPAWN_CHILD_CODE int run_stdio(const StdioStep* steps, size_t count, int ce
   return 0;
 }
 
-// The order of child_steps.h, written once.
+// The target steps' order, written here only; each line's why beside it.
 EXACTSPAWN_CHILD_CODE int run_target_steps(const SpawnRequest& request,
                                            const ExecControls& controls, pid_t parent,
                                            StepFailure* failure) {
+  // Needs CAP_SYS_ADMIN, so first.
   int err = enter_mount_view(controls, failure);
+  // Raising a limit or the priority needs a capability the uid change drops.
   if (err == 0) err = set_limits(controls, failure);
+  // Emptied while CAP_SETPCAP is still held.
   if (err == 0) err = empty_bounding_set(controls, failure);
+  // setgroups, setresgid, setresuid: groups first.
   if (err == 0) err = set_credentials(controls, failure);
+  // Joined as the new user (so it is theirs), before the filter refuses keyctl.
   if (err == 0) err = join_keyring(controls, failure);
+  // no_new_privs, the Landlock ruleset built as the new user, the seccomp filter.
   if (err == 0) err = confine(controls, failure);
+  // Effective, permitted, inheritable and ambient emptied.
   if (err == 0) err = drop_all_capabilities(controls, failure);
+  // After the uid change, which clears it.
   if (err == 0) err = arm_parent_death(controls, parent, failure);
+  // no_new_privs, umask, cwd (entered as the new user), an empty signal mask.
   if (err == 0) err = finish(request, controls, failure);
   return err;
 }

@@ -8,28 +8,10 @@
 //   that changes credentials or is sandboxed: the vfork child runs the entry
 //   steps and execs the helper, the helper runs the target steps.
 //
-// Entry steps (always in the vfork child, so they are done when spawn()
-// returns): every signal disposition to SIG_DFL, setsid(2) or setpgid(2),
-// a contained step's own user namespace set up (CAP_SYS_ADMIN kept for the
-// helper, which maps the ids, while the clone's capabilities there last),
-// a contained step's cgroup entered (child_path.cc, cgroup.h: with the host's
-// credentials, before any exec, the helper's included), stdio (stdio_plan.h,
-// keeping the descriptors the next steps still need).
-//
-// Target steps, in this order (run_target_steps):
-//   mount view      (mount_view.h; needs CAP_SYS_ADMIN, so first)
-//   rlimits, nice   (raising either needs a capability the uid change drops)
-//   bounding set    (emptied while CAP_SETPCAP is still held)
-//   credentials     (setgroups, setresgid, setresuid: groups first)
-//   keyring         (a new session keyring, joined as the new user, so it is
-//                    theirs, and before the filter, which refuses keyctl)
-//   sandbox         (no_new_privs, the Landlock ruleset built from the plan's
-//                    paths as the new user and applied, the seccomp filter;
-//                    sandbox.h)
-//   capabilities    (effective, permitted, inheritable and ambient emptied)
-//   parent death    (after the uid change, which clears it)
-//   no_new_privs, umask, cwd (entered as the new user), an empty signal mask.
-// Then the target's execve(2).
+// The order is written once, as code: the entry steps (always in the vfork
+// child, so they are done when spawn() returns) in child_path.cc child_main,
+// the target steps in run_target_steps (child_steps.cc), each step's why
+// beside its line; then the target's execve(2).
 #pragma once
 
 #include <sys/types.h>
@@ -111,8 +93,8 @@ int map_user_namespace(const char* uid_map, const char* gid_map, StepFailure* fa
 int run_stdio(const StdioStep* steps, size_t count, int ceiling, int* keep, size_t keep_count,
               StepFailure* failure);
 
-// The target steps above, in order. `parent` is the host's pid (the parent
-// death check).
+// The target steps, in their order (child_steps.cc). `parent` is the host's
+// pid (the parent death check).
 int run_target_steps(const SpawnRequest& request, const ExecControls& controls, pid_t parent,
                      StepFailure* failure);
 

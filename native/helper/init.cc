@@ -141,7 +141,8 @@ void end_namespace() {
   if (leader == 0) run_leader(plan, status_fd);
 
   // Every signal is still blocked (the host's vfork child inherited a full
-  // mask): the ones forwarded and SIGCHLD wait in the queue for sigwaitinfo.
+  // mask; a PID 1 gets only signals it blocks or handles): the ones
+  // forwarded and SIGCHLD wait in the queue for sigwaitinfo.
   sigset_t waited;
   sigemptyset(&waited);
   for (int sig = 1; sig < NSIG; ++sig) {

@@ -20,11 +20,11 @@
  */
 
 import { Buffer } from "node:buffer";
-import { pairBytes } from "../env-input.js";
 import { compareNames, EnvBudgetError, InvalidEnvError, type SizedName } from "../errors.js";
 import { ownProperties } from "../known-options.js";
 import { POINTER_BYTES } from "../limits.js";
 import { type Logger, logger } from "../log.js";
+import { pairBytes } from "./env-input.js";
 import { defaultProtectedNames, isProtectedName, type ProtectedNames } from "./names.js";
 import type { ArgvSize } from "./spill-plan.js";
 

@@ -4,8 +4,9 @@
  *
  * Pure; throws InvalidEnvError naming the variable, never its value.
  */
-import { assertEnvName, assertEnvValue } from "../env-input.js";
+
 import { displayName, InvalidEnvError } from "../errors.js";
+import { assertEnvName, assertEnvValue } from "./env-input.js";
 
 /**
  * Copies an environment into a fresh Map: a record's own enumerable string

@@ -8,11 +8,11 @@
  * the filter drops.
  */
 
-import { pairBytes } from "../env-input.js";
 import { displayName } from "../errors.js";
 import { ownProperties } from "../known-options.js";
 import { MAX_ARG_STRLEN } from "../limits.js";
 import { logger as defaultLogger, type Logger } from "../log.js";
+import { pairBytes } from "./env-input.js";
 import { envMapOf } from "./env-map.js";
 import { freezeMap } from "./frozen-map.js";
 import { asciiUpper, validateNameList } from "./names.js";

@@ -15,11 +15,11 @@
  * Pure; no I/O, no logging (context skips were logged by the exporter).
  */
 
-import { assertEnvValue } from "../env-input.js";
 import { compareNames, displayName, InvalidEnvError } from "../errors.js";
 import { ownProperties } from "../known-options.js";
 import type { ContextExport, ContextSkip } from "./context-export.js";
 import { type Denylist, type DenylistScope, isUnsafeValue, matchesDenylist } from "./denylist.js";
+import { assertEnvValue } from "./env-input.js";
 import { envMapOf } from "./env-map.js";
 import type { InheritedDrop } from "./inherited.js";
 import { asciiUpper } from "./names.js";

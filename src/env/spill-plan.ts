@@ -18,12 +18,12 @@
  */
 
 import { Buffer } from "node:buffer";
-import { pairBytes } from "../env-input.js";
 import { compareNames, SpillError } from "../errors.js";
 import { ownProperties } from "../known-options.js";
 import { PER_VALUE_ENV_CAP, POINTER_BYTES } from "../limits.js";
 import { type Logger, logger } from "../log.js";
 import { measureEnv } from "./bounded-env.js";
+import { pairBytes } from "./env-input.js";
 import { freezeMap, isFrozenMap } from "./frozen-map.js";
 import { isSpillableName } from "./names.js";
 

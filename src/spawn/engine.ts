@@ -4,7 +4,7 @@
  */
 import type { Buffer } from "node:buffer";
 import type { Readable, Writable } from "node:stream";
-import type { EnvEntry } from "../env-input.js";
+import type { EnvEntry } from "../env/env-input.js";
 import type { RawContain, RawSandbox, RawTreeUsage } from "../native.js";
 import type { LimitEvents } from "./contain.js";
 import type { DeadlinePlan, EndingRecord } from "./deadline-plan.js";

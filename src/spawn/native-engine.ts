@@ -18,7 +18,7 @@ import { Socket } from "node:net";
 import { constants } from "node:os";
 import { Readable, type Writable } from "node:stream";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
-import { packedEnvp, packStrings } from "../env-input.js";
+import { packedEnvp, packStrings } from "../env/env-input.js";
 import type {
   NativeBinding,
   RawChildHandle,

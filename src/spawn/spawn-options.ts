@@ -3,7 +3,7 @@
  * of the wrong type (never coerces); applies the documented defaults.
  */
 import { Buffer } from "node:buffer";
-import type { EnvInput } from "../env-input.js";
+import type { EnvInput } from "../env/env-input.js";
 import { knownKeys, ownOptions } from "../known-options.js";
 import { type ContainOption, type NormalizedContain, normalizeContain } from "./contain.js";
 import type { StdioSlot } from "./engine.js";

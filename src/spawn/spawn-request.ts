@@ -12,7 +12,7 @@ import { Buffer } from "node:buffer";
 import { accessSync, constants as fsConstants, statSync } from "node:fs";
 import { constants } from "node:os";
 import { resolve } from "node:path";
-import { type EnvEntry, envEntriesOnce } from "../env-input.js";
+import { type EnvEntry, envEntriesOnce } from "../env/env-input.js";
 import { displayName, systemError } from "../errors.js";
 import { footprintOf, limitsWithChildStack, probeLimits } from "../limits.js";
 import type { RawContain } from "../native.js";

@@ -14,13 +14,13 @@
 import { tmpdir as osTmpdir } from "node:os";
 import { type BoundedEnv, boundedEnv } from "../env/bounded-env.js";
 import type { ContextInput } from "../env/context-export.js";
+import { pairBytes } from "../env/env-input.js";
 import { freezeMap } from "../env/frozen-map.js";
 import { inheritedNames, type LayeredEnv, type LayerSkip, untrustedNames } from "../env/layers.js";
 import type { StepWithRetiredFields } from "../env/retired-fields.js";
 import { planSpill, type SpillPlan } from "../env/spill-plan.js";
 import { type StepValueSkip, stepValueEnv } from "../env/step-values.js";
 import { assertUntrustedKeyCount, DEFAULT_MAX_UNTRUSTED_KEYS } from "../env/untrusted-keys.js";
-import { pairBytes } from "../env-input.js";
 import { compareNames, type SizedName } from "../errors.js";
 import { ownProperties } from "../known-options.js";
 import { type Limits, limitsWithChildStack, probeLimits } from "../limits.js";

@@ -1,15 +1,15 @@
 /** Validation of every environment shape: bad input fails clearly and never echoes a value. */
 import { describe, expect, it } from "vitest";
-import { freezeMap } from "../src/env/frozen-map.js";
 import {
   envEntries,
   envEntriesOnce,
   knownEnvTotals,
   packedEnvp,
   packStrings,
-} from "../src/env-input.js";
-import { InvalidEnvError } from "../src/errors.js";
-import { envPairBytes, execFits } from "../src/limits.js";
+} from "../../src/env/env-input.js";
+import { freezeMap } from "../../src/env/frozen-map.js";
+import { InvalidEnvError } from "../../src/errors.js";
+import { envPairBytes, execFits } from "../../src/limits.js";
 
 const SENTINEL = "SENTINEL-c0ffee";
 const limits = { execLimit: 1 << 20, maxArgStrlen: 131072 };

@@ -10,8 +10,8 @@
  * variable, never its value.
  */
 import { Buffer } from "node:buffer";
-import { isFrozenMap } from "./env/frozen-map.js";
-import { displayName, InvalidEnvError } from "./errors.js";
+import { displayName, InvalidEnvError } from "../errors.js";
+import { isFrozenMap } from "./frozen-map.js";
 
 export type EnvValue = string | Buffer;
 

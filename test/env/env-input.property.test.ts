@@ -15,7 +15,7 @@ import {
   type EnvValue,
   envEntries,
   packedEnvp,
-} from "../src/env-input.js";
+} from "../../src/env/env-input.js";
 
 const WHERE = "spawn: options.env";
 
