@@ -28,8 +28,8 @@
  * in the script.
  */
 import { Buffer } from "node:buffer";
+import { utf8Bytes } from "../env/env-input.js";
 import { isSpillableName } from "../env/names.js";
-import { utf8Bytes } from "../env-input.js";
 import { displayName, InvalidEnvError } from "../errors.js";
 
 /**
