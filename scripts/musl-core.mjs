@@ -57,6 +57,8 @@ export const CORE = [
   "cgroup",
   "watchdog",
   "orphan_reaper",
+  "pid_namespace",
+  "helper_file",
 ];
 
 export const MUSL_TARGETS = {

@@ -11,13 +11,17 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { nativeStatus, spawn, spawnSync } from "../../src/index.js";
-import { eventually, type SeenProcess, seen, stillRunning } from "../fixtures/process-state.js";
+import {
+  eventually,
+  type SeenProcess,
+  seen,
+  signalSeen,
+  stillRunning,
+} from "../fixtures/process-state.js";
 
 const members: SeenProcess[] = [];
 afterEach(() => {
-  for (const member of members.splice(0)) {
-    if (stillRunning(member)) process.kill(member.pid, "SIGKILL");
-  }
+  for (const member of members.splice(0)) signalSeen(member);
 });
 
 /** The leader starts a member that ignores SIGTERM, prints its pid, and waits. */

@@ -11,21 +11,14 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { nativeStatus, spawn } from "../../src/index.js";
+import { LeftBehind } from "../fixtures/process-state.js";
 import { useQuietFallback } from "../helpers/quiet-fallback.js";
 import { abortedOnceReady, GRACE_GIVEN } from "./trapping-step.js";
 
 useQuietFallback();
 
-const daemons: number[] = [];
-afterEach(() => {
-  for (const pid of daemons.splice(0)) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // gone already
-    }
-  }
-});
+const daemons = new LeftBehind();
+afterEach(() => daemons.killAll());
 
 describe("the kill grace (fallback engine)", () => {
   it("is in use", () => {
@@ -45,7 +38,7 @@ describe("the kill grace (fallback engine)", () => {
       { timeout: 300, killGraceMs: 300, reject: false },
     );
     const result = await run;
-    daemons.push(Number(result.stdout.trim()));
+    daemons.add(Number(result.stdout.trim()));
     expect(result).toMatchObject({ failure: "timeout", signal: "SIGKILL" });
     expect(result.stdout).toMatch(/^\d+\n$/);
   }, 60_000);
