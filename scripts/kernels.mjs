@@ -291,11 +291,13 @@ mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
 for c in $(cat /sys/fs/cgroup/cgroup.controllers); do echo "+$c" > /sys/fs/cgroup/cgroup.subtree_control; done
-mount -t tmpfs -o mode=1777 tmp /tmp
+for word in $(cat /proc/cmdline); do case "$word" in es_tree=*) tree="\${word#es_tree=}";; es_only=*) export EXACTSPAWN_KERNEL_ONLY="\${word#es_only=}";; es_script=*) export EXACTSPAWN_KERNEL_SCRIPT="\${word#es_script=}";; esac; done
+# A /tmp of the guest's own, unless the tree is there (a clone in /tmp: the
+# overlay's /tmp, writable in its tmpfs upper layer, then serves).
+case "$tree" in /tmp/*) ;; *) mount -t tmpfs -o mode=1777 tmp /tmp;; esac
 mount -t tmpfs -o mode=0755 run /run
 mkdir -p /dev/shm /dev/pts && mount -t tmpfs -o mode=1777 shm /dev/shm && mount -t devpts devpts /dev/pts
 hostname kernels
-for word in $(cat /proc/cmdline); do case "$word" in es_tree=*) tree="\${word#es_tree=}";; es_only=*) export EXACTSPAWN_KERNEL_ONLY="\${word#es_only=}";; es_script=*) export EXACTSPAWN_KERNEL_SCRIPT="\${word#es_script=}";; esac; done
 echo "KTEST-BOOTED $(cut -d' ' -f1 /proc/uptime) $(uname -r) controllers: $(cat /sys/fs/cgroup/cgroup.subtree_control)"
 cd "$tree" && node test/kernels/\${EXACTSPAWN_KERNEL_SCRIPT:-run.mjs}
 echo "KTEST-END $?"
