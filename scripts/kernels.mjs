@@ -23,7 +23,7 @@
 // the serial console, then powers off. Each check passes, fails, or is skipped with why.
 // Every step's time is printed. Exit status: 0 when every check of every kernel passed or was
 // skipped, 1 otherwise (a kernel that did not boot or finish in --timeout included).
-import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import {
   cpSync,
   existsSync,
@@ -41,6 +41,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { KERNEL_MUTANTS } from "./kernels-mutants.mjs";
+import { copyTreeFiles } from "./tree-copy.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -519,20 +520,7 @@ function scratchTree(tree) {
   // Not under /tmp (the guest mounts a tmpfs of its own there), and shallow: node-gyp's Makefile
   // in the copied build/ reaches the Node headers by a relative path.
   const dir = mkdtempSync("/var/tmp/exactspawn-kernel-mutant-");
-  const files = execFileSync(
-    "git",
-    ["ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-    {
-      cwd: tree,
-      encoding: "utf8",
-    },
-  )
-    .split("\0")
-    .filter((file) => file !== "" && existsSync(join(tree, file)));
-  for (const file of files) {
-    mkdirSync(dirname(join(dir, file)), { recursive: true });
-    cpSync(join(tree, file), join(dir, file), { preserveTimestamps: true });
-  }
+  copyTreeFiles(tree, dir);
   for (const built of ["dist", "build"]) {
     if (existsSync(join(tree, built))) {
       cpSync(join(tree, built), join(dir, built), { recursive: true, preserveTimestamps: true });

@@ -39,6 +39,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { MUTANTS } from "../test/mutants/table.mjs";
+import { copyTreeFiles } from "./tree-copy.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -122,20 +123,7 @@ function scratchCopy() {
   const dir = mkdtempSync(join(tmpdir(), "exactspawn-mutants-"));
   // Tests run hosts as other users (a test user, nobody) from the package root.
   chmodSync(dir, 0o755);
-  const files = execFileSync(
-    "git",
-    ["ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-    {
-      cwd: root,
-      encoding: "utf8",
-    },
-  )
-    .split("\0")
-    .filter((file) => file !== "" && existsSync(join(root, file)));
-  for (const file of files) {
-    mkdirSync(dirname(join(dir, file)), { recursive: true });
-    cpSync(join(root, file), join(dir, file), { preserveTimestamps: true });
-  }
+  copyTreeFiles(root, dir);
   symlinkSync(join(root, "node_modules"), join(dir, "node_modules"));
   if (buildOfThisTree()) {
     cpSync(join(root, "build"), join(dir, "build"), { recursive: true, preserveTimestamps: true });
