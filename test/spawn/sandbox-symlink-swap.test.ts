@@ -19,8 +19,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { nativeBinding, type RawSandbox } from "../../src/native.js";
-import { deadlinePlan, nativeDeadline } from "../../src/spawn/deadline-plan.js";
 import { normalizeSandbox, resolveSandbox, sandboxSupport } from "../../src/spawn/sandbox.js";
+import { rawSandboxSpawn } from "../helpers/raw-sandbox-spawn.js";
 
 const binding = nativeBinding();
 const support = binding === null ? undefined : sandboxSupport();
@@ -49,23 +49,7 @@ function resolvedThenSwapped(name: string): { raw: RawSandbox; dir: string } {
 /** The raw binding's spawnSync of /bin/true: the thrown error, or undefined when it ran. */
 function runRaw(sandbox: RawSandbox): NodeJS.ErrnoException | undefined {
   try {
-    binding!.spawnSync!({
-      file: "/bin/true",
-      argv: ["true"],
-      envp: [],
-      stdio: [-1, -1, -1],
-      setsid: true,
-      deadline: nativeDeadline(
-        deadlinePlan({
-          timeout: undefined,
-          killSignal: 15,
-          killGraceMs: 1000,
-          maxBuffer: 1024,
-          ownGroup: true,
-        }),
-      ),
-      sandbox,
-    });
+    rawSandboxSpawn(sandbox);
     return undefined;
   } catch (error) {
     return error as NodeJS.ErrnoException;

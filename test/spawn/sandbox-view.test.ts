@@ -7,8 +7,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { nativeBinding } from "../../src/native.js";
-import { deadlinePlan, nativeDeadline } from "../../src/spawn/deadline-plan.js";
 import { viewPaths } from "../../src/spawn/sandbox-view.js";
+import { rawSandboxSpawn } from "../helpers/raw-sandbox-spawn.js";
 
 const binding = nativeBinding();
 
@@ -39,35 +39,19 @@ describe("the read-only view's writable mounts", () => {
     "the addon carries the list and refuses a view path that is not a write path",
     () => {
       const run = () =>
-        binding!.spawnSync!({
-          file: "/bin/true",
-          argv: ["true"],
-          envp: [],
-          stdio: [-1, -1, -1],
-          setsid: true,
-          deadline: nativeDeadline(
-            deadlinePlan({
-              timeout: undefined,
-              killSignal: 15,
-              killGraceMs: 1000,
-              maxBuffer: 1024,
-              ownGroup: true,
-            }),
-          ),
-          sandbox: {
-            readAll: true,
-            read: [],
-            write: ["/tmp"],
-            exec: [],
-            execWritable: false,
-            network: false,
-            landlock: false,
-            seccomp: false,
-            dropCapabilities: false,
-            readOnlyView: false,
-            viewPaths: ["/etc"],
-            userNamespace: false,
-          },
+        rawSandboxSpawn({
+          readAll: true,
+          read: [],
+          write: ["/tmp"],
+          exec: [],
+          execWritable: false,
+          network: false,
+          landlock: false,
+          seccomp: false,
+          dropCapabilities: false,
+          readOnlyView: false,
+          viewPaths: ["/etc"],
+          userNamespace: false,
         });
       expect(run).toThrow(new TypeError("spawn: sandbox.viewPaths must name write paths only"));
     },
