@@ -10,13 +10,21 @@
  * before the grandchild's sleep ends), the margin is seconds, stated here, not
  * the tenths a loaded 2-core machine may not give (issue 39, item 2): a
  * leader of one fork and an echo has 3 s, a grandchild outlives the settle
- * by 25 s; the abort after the leader's exit waits for that exit.
+ * by 25 s; the abort after the leader's exit waits for that exit. Where the
+ * host then kills the leader's group, the leader first waits until the
+ * daemon leads its own session (field 6 of /proc/PID/stat): `setsid` runs in
+ * the background child only after the leader may have exited or been
+ * signalled, and a group kill before it takes the daemon along (CI, loaded).
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { spawn } from "../../src/index.js";
 import { eventually, isRunning, LeftBehind } from "../fixtures/process-state.js";
 
 const leftBehind = new LeftBehind();
+/** A `setsid sleep 30` that leads its own session before its pid is printed. */
+const DETACHED =
+  "setsid sleep 30 & e=$!; " +
+  'until [ "$(cut -d\' \' -f6 /proc/$e/stat)" = "$e" ]; do sleep 0.01; done; echo $e';
 afterEach(() => leftBehind.killAll());
 
 describe("a timeout with output held open by a grandchild", () => {
@@ -49,11 +57,12 @@ describe("a timeout with output held open by a grandchild", () => {
   });
 
   it("a leader that outlives its timeout is killed and reported as timed out, without waiting for the daemon", async () => {
-    const result = await spawn("/bin/sh", ["-c", "setsid sleep 30 & echo $!; exec sleep 30"], {
-      timeout: 500,
+    const result = await spawn("/bin/sh", ["-c", `${DETACHED}; exec sleep 30`], {
+      timeout: 3000,
       killGraceMs: 200,
       reject: false,
     });
+    expect(result.stdout).toMatch(/^\d+\n$/);
     const grandchild = Number(String(result.stdout).trim());
     leftBehind.add(grandchild);
     expect(isRunning(grandchild)).toBe(true);
@@ -62,7 +71,7 @@ describe("a timeout with output held open by a grandchild", () => {
 
   it("an abort after the leader exited cuts the output after the grace and keeps the leader's exit", async () => {
     const controller = new AbortController();
-    const run = spawn("/bin/sh", ["-c", "setsid sleep 30 & echo $!"], {
+    const run = spawn("/bin/sh", ["-c", DETACHED], {
       signal: controller.signal,
       killGraceMs: 200,
       reject: false,
@@ -71,6 +80,7 @@ describe("a timeout with output held open by a grandchild", () => {
     expect(await eventually(() => !isRunning(run.pid!))).toBe(true);
     controller.abort();
     const result = await run;
+    expect(result.stdout).toMatch(/^\d+\n$/);
     const grandchild = Number(String(result.stdout).trim());
     leftBehind.add(grandchild);
     expect(isRunning(grandchild)).toBe(true);
