@@ -196,7 +196,7 @@ export type StepError = Error & {
  * would not. Total and pure; false for anything else.
  */
 export function isStepError(value: unknown): value is StepError {
-  return typeof value === "object" && value !== null && STEP_ERROR_BRAND in value;
+  return typeof value === "object" && value !== null && Object.hasOwn(value, STEP_ERROR_BRAND);
 }
 
 /** Properties Node puts on its own system errors (fs, child_process). */

@@ -242,6 +242,6 @@ export class SubprocessError<Stdout = string | Buffer | null, Stderr = Stdout> e
   static is<Stdout = string | Buffer | null, Stderr = Stdout>(
     value: unknown,
   ): value is SubprocessError<Stdout, Stderr> {
-    return typeof value === "object" && value !== null && BRAND in value;
+    return typeof value === "object" && value !== null && Object.hasOwn(value, BRAND);
   }
 }

@@ -165,6 +165,27 @@ describe("isStepError: a catch block's unknown narrowed to the step's error", ()
     expect(foreign instanceof Error).toBe(false);
     expect(isStepError(foreign)).toBe(true);
   });
+
+  it("reads the brand as an own property: a polluted prototype or a derived object is not a step error", async () => {
+    const runtime = createRuntime({ parentEnv: { PATH: process.env["PATH"] ?? "" } });
+    const failed = await rejection(runtime.bash("exit 3", { step: "s", tmpdir: root() }));
+    // An object made from a real one inherits its brands, and is neither.
+    const derived = Object.create(failed as object) as unknown;
+    expect(isStepError(derived)).toBe(false);
+    expect(SubprocessError.is(derived)).toBe(false);
+    const prototype = Object.prototype as unknown as Record<symbol, unknown>;
+    const brands = [Symbol.for("exactspawn.StepError"), ...Object.getOwnPropertySymbols(failed)];
+    try {
+      for (const brand of brands) prototype[brand] = true;
+      expect(isStepError({})).toBe(false);
+      expect(isStepError(new Error("x"))).toBe(false);
+      expect(SubprocessError.is({})).toBe(false);
+      expect(SubprocessError.is(new Error("x"))).toBe(false);
+    } finally {
+      for (const brand of brands) delete prototype[brand];
+    }
+    expect(isStepError(failed) && SubprocessError.is(failed)).toBe(true);
+  });
 });
 
 describe("log events", () => {
