@@ -20,6 +20,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, rmdirSync } from "node:fs";
+import { logger } from "../log.js";
 import {
   helperUnavailable,
   type NativeBinding,
@@ -59,6 +60,10 @@ function unavailable(parent: string | null, missing: string, reason: string): Cg
   return { parent, available: false, reason, missing: [missing], controllers: [] };
 }
 
+function errorCode(error: unknown): string {
+  return (error as { code?: string }).code ?? "EIO";
+}
+
 function probeParent(parent: string, mount: string): CgroupSupport {
   if (parent !== mount && !parent.startsWith(`${mount}/`)) {
     return unavailable(parent, "cgroup2", `${parent} is not inside the cgroup2 mount ${mount}`);
@@ -70,13 +75,21 @@ function probeParent(parent: string, mount: string): CgroupSupport {
   const probe = `${parent}/exactspawn-probe-${process.pid}-${randomBytes(8).toString("hex")}`;
   try {
     mkdirSync(probe);
-    rmdirSync(probe);
   } catch (error) {
-    const code = (error as { code?: string }).code ?? "EACCES";
     return unavailable(
       parent,
       "writable cgroup",
-      `this host cannot create a cgroup under ${parent} (${code}): ${DELEGATE}`,
+      `this host cannot create a cgroup under ${parent} (${errorCode(error)}): ${DELEGATE}`,
+    );
+  }
+  // Made: steps can be contained here whatever the removal says. An empty
+  // cgroup nobody joined is removable; if it is not, say what stays behind.
+  try {
+    rmdirSync(probe);
+  } catch (error) {
+    logger().warn(
+      { event: "contain.probe", path: probe, code: errorCode(error) },
+      "exactspawn: the cgroup made to probe this parent could not be removed",
     );
   }
   let controllers: string[] = [];
