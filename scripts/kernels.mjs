@@ -517,8 +517,7 @@ async function runTier(busybox, options) {
 
 /** A scratch copy of the tree (tracked and untracked files, its dist/ and build/), node_modules linked. */
 function scratchTree(tree) {
-  // Not under /tmp (the guest mounts a tmpfs of its own there), and shallow: node-gyp's Makefile
-  // in the copied build/ reaches the Node headers by a relative path.
+  // Not under /tmp (the guest mounts a tmpfs of its own there).
   const dir = mkdtempSync("/var/tmp/exactspawn-kernel-mutant-");
   copyTreeFiles(tree, dir);
   for (const built of ["dist", "build"]) {
@@ -530,15 +529,24 @@ function scratchTree(tree) {
   return dir;
 }
 
-/** Applies a kernel mutant to a scratch tree and builds what it changed. */
+/** Applies a kernel mutant to a scratch tree and builds what it changed; nothing is left on failure. */
 function mutatedTree(name, tree) {
-  const mutant = KERNEL_MUTANTS[name];
   const dir = scratchTree(tree);
+  try {
+    applyAndBuild(name, dir);
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  return dir;
+}
+
+function applyAndBuild(name, dir) {
+  const mutant = KERNEL_MUTANTS[name];
   for (const { file, search, replace } of mutant.edits) {
     const text = readFileSync(join(dir, file), "utf8");
     const at = text.indexOf(search);
     if (at < 0 || text.indexOf(search, at + 1) >= 0) {
-      rmSync(dir, { recursive: true, force: true });
       throw new Error(`mutant ${name}: the search text is not found exactly once in ${file}`);
     }
     writeFileSync(join(dir, file), text.slice(0, at) + replace + text.slice(at + search.length));
@@ -546,14 +554,24 @@ function mutatedTree(name, tree) {
   const files = mutant.edits.map((edit) => edit.file);
   if (files.some((file) => file.startsWith("native/"))) {
     const gyp = join(dir, "node_modules", ".bin", "node-gyp");
-    timed(`${name}: node-gyp ${existsSync(join(dir, "build")) ? "build" : "rebuild"}`, () =>
-      run(gyp, [existsSync(join(dir, "build")) ? "build" : "rebuild"], { cwd: dir }),
-    );
+    // The copied build/ rebuilds only what changed, but its Makefile reaches the Node headers by
+    // a path relative to the tree it was configured in: from a tree of another depth it cannot
+    // build, and the copy is configured and built anew (about a minute).
+    const rebuilt = () =>
+      timed(`${name}: node-gyp rebuild`, () => run(gyp, ["rebuild"], { cwd: dir }));
+    if (!existsSync(join(dir, "build"))) rebuilt();
+    else {
+      try {
+        timed(`${name}: node-gyp build`, () => run(gyp, ["build"], { cwd: dir }));
+      } catch (error) {
+        log(`${name}: the copied build/ does not build here (${error.message.split("\n")[0]})`);
+        rebuilt();
+      }
+    }
   }
   if (files.some((file) => file.startsWith("src/"))) {
     timed(`${name}: npm run compile`, () => run("npm", ["run", "compile"], { cwd: dir }));
   }
-  return dir;
 }
 
 async function main() {
