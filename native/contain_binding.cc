@@ -76,6 +76,19 @@ bool ReadContain(Napi::Env env, Napi::Object options, ContainInput* input) {
   }
   input->parent = CheckedString(env, contain.Get("parent"), "spawn: contain.parent");
   if (input->parent[0] != '/') ThrowTypeError(env, "spawn: contain.parent must be absolute");
+  Napi::Value controllers = contain.Get("controllers");
+  if (!controllers.IsArray()) ThrowTypeError(env, "spawn: contain.controllers must be an array");
+  Napi::Array names = controllers.As<Napi::Array>();
+  if (names.Length() > kMaxLimits) ThrowTypeError(env, "spawn: contain.controllers is too long");
+  for (uint32_t i = 0; i < names.Length(); ++i) {
+    std::string where = "spawn: contain.controllers[" + std::to_string(i) + "]";
+    std::string name = CheckedString(env, names.Get(i), where);
+    // One word of cgroup.subtree_control: no path, no separator, no sign.
+    if (name.empty() || name.find_first_of("/ \t\n+-") != std::string::npos) {
+      ThrowTypeError(env, where + " must name a controller");
+    }
+    input->controllers.push_back(name);
+  }
   Napi::Value limits = contain.Get("limits");
   if (limits.IsUndefined()) return true;
   if (!limits.IsArray()) ThrowTypeError(env, "spawn: contain.limits must be an array");
@@ -111,8 +124,8 @@ void MakeContainment(Napi::Env env, ContainInput* input, StepCgroup* out) {
   }
   StepFailure failure;
   std::string path;
-  if (make_step_cgroup(input->parent, input->limits.data(), input->limits.size(), out, &failure,
-                       &path) < 0) {
+  if (make_step_cgroup(input->parent, input->controllers, input->limits.data(),
+                       input->limits.size(), out, &failure, &path) < 0) {
     throw SystemError(env, failure, &path);
   }
 }

@@ -26,8 +26,9 @@ namespace exactspawn {
 struct ContainInput {
   PidNamespace pid_namespace = PidNamespace::kNone;  // else the cgroup below
   std::string parent;
-  std::vector<std::string> strings;  // controller, file, value per limit
-  std::vector<CgroupLimit> limits;   // point into strings (filled by MakeContainment)
+  std::vector<std::string> controllers;  // enabled in the host's sub-tree (contain.ts CONTROLLERS)
+  std::vector<std::string> strings;      // controller, file, value per limit
+  std::vector<CgroupLimit> limits;       // point into strings (filled by MakeContainment)
 };
 
 // false when options.contain is undefined.

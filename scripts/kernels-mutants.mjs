@@ -39,6 +39,18 @@ export const KERNEL_MUTANTS = {
     checks: ["first-peak"],
     kernels: ["6.1"],
   },
+  "controllers-list-empty": {
+    why: "TypeScript hands the addon no controller to enable in the sub-tree (CONTROLLERS, the one list): the first plain step has no memory.peak",
+    edits: [
+      {
+        file: "src/spawn/contain.ts",
+        search: "  ...new Set(Object.values(LIMIT_FILES).map(({ controller }) => controller)),\n",
+        replace: "",
+      },
+    ],
+    checks: ["first-peak"],
+    kernels: ["6.1"],
+  },
   "cpu-max-floor": {
     why: "cpuMax below 1 ms per 100 ms period is written as is: the kernel refuses the quota (EINVAL)",
     edits: [

@@ -82,6 +82,8 @@ export interface RawTreeUsage {
 export type RawContain =
   | {
       readonly parent: string;
+      /** The controllers the host's sub-tree enables for its steps where the parent delegates them. */
+      readonly controllers: readonly string[];
       /** [controller, file, value], e.g. ["pids", "pids.max", "64"]. */
       readonly limits?: ReadonlyArray<readonly [string, string, string]>;
     }

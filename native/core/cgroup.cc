@@ -113,15 +113,6 @@ uint64_t life_token() {
   return token ^ reinterpret_cast<uintptr_t>(&token) ^ (static_cast<uint64_t>(getpid()) << 40);
 }
 
-// The controllers a step's cgroup may use (limits, the peak, the limit
-// events): each enabled once in the sub-tree where the parent delegates it,
-// so every step reports the same whatever earlier steps asked (enabled per
-// limit, the first plain steps had no memory.peak and later ones had). A
-// controller the kernel refuses to enable here is left off: the steps then
-// report null for it, and a limit that needs it names the refusal
-// (make_step_cgroup enables a limit's controller again, and fails there).
-constexpr const char* kControllers[] = {"memory", "pids", "cpu"};
-
 // Whether `name` is a word of a space-separated list (cgroup.controllers).
 bool lists(const std::string& words, const char* name) {
   const size_t length = strlen(name);
@@ -133,11 +124,19 @@ bool lists(const std::string& words, const char* name) {
   return false;
 }
 
-void enable_controllers(const std::string& subtree) {
+// The controllers a step's cgroup may use (the caller's list: limits, the
+// peak, the limit events), each enabled once in the sub-tree where the parent
+// delegates it, so every step reports the same whatever earlier steps asked
+// (enabled per limit, the first plain steps had no memory.peak and later ones
+// had). A controller the kernel refuses to enable here is left off: the steps
+// then report null for it, and a limit that needs it names the refusal
+// (make_step_cgroup enables a limit's controller again, and fails there).
+void enable_controllers(const std::string& subtree, const std::vector<std::string>& controllers) {
   std::string available;
   if (read_file(subtree + "/cgroup.controllers", &available) < 0) return;
   const std::string control = subtree + "/cgroup.subtree_control";
-  for (const char* controller : kControllers) {
+  for (const std::string& name : controllers) {
+    const char* controller = name.c_str();
     if (lists(available, controller)) write_file(control, (std::string("+") + controller).c_str());
   }
 }
@@ -149,8 +148,8 @@ void enable_controllers(const std::string& subtree) {
 // the directory this host's own: a sub-tree another host made (its steps
 // running in it) is never taken over, so no watchdog kills what its host did
 // not make. Caller reports failures with *failure.
-int ensure_subtree(const std::string& parent, std::string* subtree, StepFailure* failure,
-                   std::string* failed_path) {
+int ensure_subtree(const std::string& parent, const std::vector<std::string>& controllers,
+                   std::string* subtree, StepFailure* failure, std::string* failed_path) {
   std::lock_guard<std::mutex> lock(subtree_mutex);
   for (const Subtree& made : subtrees) {
     if (made.parent == parent) {
@@ -176,7 +175,7 @@ int ensure_subtree(const std::string& parent, std::string* subtree, StepFailure*
     *failed_path = *subtree;
     return err;
   }
-  enable_controllers(*subtree);
+  enable_controllers(*subtree, controllers);
   subtrees.push_back({parent, *subtree});
   return 0;
 }
@@ -264,10 +263,13 @@ int find_cgroup_host(CgroupHost* out) {
   return 0;
 }
 
-int make_step_cgroup(const std::string& parent, const CgroupLimit* limits, size_t limit_count,
-                     StepCgroup* out, StepFailure* failure, std::string* failed_path) {
+int make_step_cgroup(const std::string& parent, const std::vector<std::string>& controllers,
+                     const CgroupLimit* limits, size_t limit_count, StepCgroup* out,
+                     StepFailure* failure, std::string* failed_path) {
   std::string subtree;
-  if (int err = ensure_subtree(parent, &subtree, failure, failed_path); err < 0) return err;
+  if (int err = ensure_subtree(parent, controllers, &subtree, failure, failed_path); err < 0) {
+    return err;
+  }
   // Controllers the limits need are enabled for the sub-tree's children (the
   // sub-tree holds no process, so it may). Idempotent.
   for (size_t i = 0; i < limit_count; ++i) {

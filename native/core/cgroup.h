@@ -36,6 +36,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "step_failure.h"
 
@@ -71,11 +72,13 @@ struct StepCgroup {
 // Makes a fresh cgroup for one step under `parent` (an absolute directory in
 // the cgroup2 mount): the host's sub-tree there first if this process has
 // not made it yet (registered with the watchdog, core/watchdog.h, which kills
-// and removes it when the host dies), then the step's cgroup with its limits,
+// and removes it when the host dies, and with each of `controllers` the
+// parent delegates enabled for its steps), then the step's cgroup with its limits,
 // then opens its directory and its cgroup.events. On failure nothing is left
 // and *failure names the call and its path (*failed_path).
-int make_step_cgroup(const std::string& parent, const CgroupLimit* limits, size_t limit_count,
-                     StepCgroup* out, StepFailure* failure, std::string* failed_path);
+int make_step_cgroup(const std::string& parent, const std::vector<std::string>& controllers,
+                     const CgroupLimit* limits, size_t limit_count, StepCgroup* out,
+                     StepFailure* failure, std::string* failed_path);
 
 // In the child, before its exec, where the kernel did not place it at clone
 // (CLONE_INTO_CGROUP, clone3.h): moves the calling process into the cgroup

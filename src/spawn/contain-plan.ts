@@ -28,6 +28,7 @@ import {
   type RawContain,
 } from "../native.js";
 import {
+  CONTROLLERS,
   type ContainedReport,
   ContainmentError,
   LIMIT_FILES,
@@ -323,7 +324,9 @@ function inCgroup(contain: NormalizedContain, support: CgroupSupport): Containme
     // must not turn this cgroup into a PID namespace (nor `limits` be inherited).
     raw: Object.assign(
       Object.create(null) as RawContain,
-      limits.length > 0 ? { parent, limits } : { parent },
+      limits.length > 0
+        ? { parent, controllers: CONTROLLERS, limits }
+        : { parent, controllers: CONTROLLERS },
     ),
     report: Object.freeze({
       mechanism: "cgroup",

@@ -109,6 +109,17 @@ export const LIMIT_FILES: Readonly<
   cpuMax: { controller: "cpu", file: "cpu.max" },
 });
 
+/**
+ * Every controller a step's cgroup may use (its limits, the memory peak, the
+ * limit events): the addon enables each, where the parent delegates it, once
+ * in the host's sub-tree, so every step reports the same whatever earlier
+ * steps asked. Derived from LIMIT_FILES: a limit on a new controller is
+ * enabled with it.
+ */
+export const CONTROLLERS: readonly string[] = Object.freeze([
+  ...new Set(Object.values(LIMIT_FILES).map(({ controller }) => controller)),
+]);
+
 const SETTINGS_KEYS = knownKeys<ContainSettings>({
   mechanism: true,
   cgroupParent: true,

@@ -71,7 +71,7 @@ describe("planContainment", () => {
   it("contains under the host's own cgroup and reports it", () => {
     const { own, binding } = host("");
     const plan = planContainment(normalizeContain("spawn", true), true, binding);
-    expect(plan.raw).toEqual({ parent: own });
+    expect(plan.raw).toEqual({ parent: own, controllers: ["memory", "pids", "cpu"] });
     expect(plan.report).toEqual({
       mechanism: "cgroup",
       cgroupParent: own,
@@ -83,7 +83,11 @@ describe("planContainment", () => {
   it("writes the limits whose controllers are delegated", () => {
     const { own, binding } = host("cpu memory pids\n");
     const plan = planContainment(normalizeContain("spawn", { pidsMax: 64 }), true, binding);
-    expect(plan.raw).toEqual({ parent: own, limits: [["pids", "pids.max", "64"]] });
+    expect(plan.raw).toEqual({
+      parent: own,
+      controllers: ["memory", "pids", "cpu"],
+      limits: [["pids", "pids.max", "64"]],
+    });
     expect(plan.report).toMatchObject({ mechanism: "cgroup", limits: { pidsMax: 64 } });
   });
 
