@@ -197,55 +197,40 @@ Napi::Value UseHostLoop(const Napi::CallbackInfo& info) {
   return Napi::String::New(env, loop ? "host-loop" : "thread");
 }
 
-int WatchFd(Watch* w, Reader* r, int fd, uint64_t* token) {
+namespace {
+
+// Registers one source of events of the watch with the event set: a
+// captured pipe (reader), the leader's pidfd, or the step cgroup's
+// cgroup.events (priority: POLLPRI). *token names it in later events.
+int AddSource(Watch* w, Source source, int fd, bool priority, uint64_t* token) {
   EnvState* s = w->state;
   uint64_t id = s->next_token++;
   try {
-    s->sources.emplace(id, Source{w, r, false});
+    s->sources.emplace(id, source);
   } catch (const std::bad_alloc&) {
     return -ENOMEM;
   }
-  int err = s->events.add(fd, id);
+  int err = priority ? s->events.add_priority(fd, id) : s->events.add(fd, id);
   if (err < 0) {
     s->sources.erase(id);
     return err;
   }
   *token = id;
   return 0;
+}
+
+}  // namespace
+
+int WatchFd(Watch* w, Reader* r, int fd, uint64_t* token) {
+  return AddSource(w, Source{w, r}, fd, false, token);
 }
 
 int WatchLeaderFd(Watch* w, int fd, uint64_t* token) {
-  EnvState* s = w->state;
-  uint64_t id = s->next_token++;
-  try {
-    s->sources.emplace(id, Source{w, nullptr, false, true});
-  } catch (const std::bad_alloc&) {
-    return -ENOMEM;
-  }
-  int err = s->events.add(fd, id);
-  if (err < 0) {
-    s->sources.erase(id);
-    return err;
-  }
-  *token = id;
-  return 0;
+  return AddSource(w, Source{w, nullptr, false, true}, fd, false, token);
 }
 
 int WatchTreeFd(Watch* w, int fd, uint64_t* token) {
-  EnvState* s = w->state;
-  uint64_t id = s->next_token++;
-  try {
-    s->sources.emplace(id, Source{w, nullptr, true});
-  } catch (const std::bad_alloc&) {
-    return -ENOMEM;
-  }
-  int err = s->events.add_priority(fd, id);
-  if (err < 0) {
-    s->sources.erase(id);
-    return err;
-  }
-  *token = id;
-  return 0;
+  return AddSource(w, Source{w, nullptr, true}, fd, true, token);
 }
 
 void RearmTreeFd(EnvState* s, int fd, uint64_t token) {
