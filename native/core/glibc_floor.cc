@@ -21,7 +21,11 @@ extern "C" int fstat64(int fd, struct stat64* buf) noexcept {
 // GCC 11+ headers read this glibc 2.32 variable to skip atomic operations in
 // a single-threaded process (std::shared_ptr's count). Kept at 0 here, the
 // counts are always atomic: correct in any process, threads or not.
-extern "C" char __libc_single_threaded = 0;
+// (Defined inside a linkage block: `extern "C" char x = 0;` is the same
+// definition, but -Wall warns that it is initialized and declared extern.)
+extern "C" {
+char __libc_single_threaded = 0;
+}
 #endif
 
 #if defined(__GLIBCXX__)
