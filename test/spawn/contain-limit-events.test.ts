@@ -47,6 +47,16 @@ const NONE: LimitEvents = {
   cpuThrottledPeriods: 0,
 };
 
+/** What a cgroup whose controllers are all off counts: nothing. */
+const UNCOUNTED = {
+  pidsMax: null,
+  memoryMax: null,
+  oom: null,
+  oomKill: null,
+  cpuThrottledMicros: null,
+  cpuThrottledPeriods: null,
+};
+
 /** Runs a step whose engine delivers `exit` at once. */
 function run(exit: Partial<EngineExit>, contained: ContainedReport | null, reject: boolean) {
   const engine: Engine = {
@@ -119,14 +129,7 @@ describe("limitEventsOf: the addon's tree usage as the report's names", () => {
       cpuThrottledMicros: 8,
       cpuThrottledPeriods: 9,
     });
-    expect(limitEventsOf({ tree: BARE })).toEqual({
-      pidsMax: null,
-      memoryMax: null,
-      oom: null,
-      oomKill: null,
-      cpuThrottledMicros: null,
-      cpuThrottledPeriods: null,
-    });
+    expect(limitEventsOf({ tree: BARE })).toEqual(UNCOUNTED);
     expect(limitEventsOf({})).toBeUndefined();
   });
 });
@@ -176,14 +179,7 @@ describe("a contained step's limit events and failure", () => {
   it("null where the controller is not enabled; null for a PID namespace; none uncontained", async () => {
     const bare = limitEventsOf({ tree: BARE });
     const inCgroup = await run({ exitCode: 0, limitEvents: bare }, CGROUP, true);
-    expect(inCgroup.contained?.limitEvents).toEqual({
-      pidsMax: null,
-      memoryMax: null,
-      oom: null,
-      oomKill: null,
-      cpuThrottledMicros: null,
-      cpuThrottledPeriods: null,
-    });
+    expect(inCgroup.contained?.limitEvents).toEqual(UNCOUNTED);
     expect((await run({ exitCode: 0 }, PID_NAMESPACE, true)).contained).toEqual(PID_NAMESPACE);
     expect((await run({ exitCode: 0 }, null, true)).contained).toBeNull();
   });

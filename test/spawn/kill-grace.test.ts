@@ -13,6 +13,14 @@ import { describe, expect, it } from "vitest";
 import { nativeStatus, spawn, spawnSync } from "../../src/index.js";
 import { abortedOnceReady, GRACE_GIVEN, TRAPPING } from "./trapping-step.js";
 
+/** A 1 s timeout, a grace long enough for the trap's clean-up, its output read. */
+const TIMED_OUT = {
+  timeout: 1000,
+  killGraceMs: 60_000,
+  reject: false,
+  stdio: ["ignore", "pipe", "ignore"],
+} as const;
+
 describe.runIf(nativeStatus().loaded)("the kill grace (native engine)", () => {
   it("spawn, aborted: the step gets SIGTERM, cleans up within the grace, exits on its own", async () => {
     const result = await abortedOnceReady();
@@ -22,23 +30,13 @@ describe.runIf(nativeStatus().loaded)("the kill grace (native engine)", () => {
 
   it("spawn, timed out: the same", async () => {
     // The trap is set first thing: the timeout (1 s) finds it set.
-    const result = await spawn("/bin/sh", ["-c", TRAPPING], {
-      timeout: 1000,
-      killGraceMs: 60_000,
-      reject: false,
-      stdio: ["ignore", "pipe", "ignore"],
-    });
+    const result = await spawn("/bin/sh", ["-c", TRAPPING], TIMED_OUT);
     expect(result).toMatchObject({ failure: "timeout", exitCode: 3, signal: null });
     expect(result.stdout).toBe(GRACE_GIVEN);
   });
 
   it("spawnSync, timed out: the same", () => {
-    const result = spawnSync("/bin/sh", ["-c", TRAPPING], {
-      timeout: 1000,
-      killGraceMs: 60_000,
-      reject: false,
-      stdio: ["ignore", "pipe", "ignore"],
-    });
+    const result = spawnSync("/bin/sh", ["-c", TRAPPING], TIMED_OUT);
     expect(result).toMatchObject({ failure: "timeout", exitCode: 3, signal: null });
     expect(result.stdout).toBe(GRACE_GIVEN);
   });
