@@ -5,13 +5,12 @@
  * stderr, and leave nothing behind (its own teardown removes its directory).
  * The sandbox needs the native engine: the fallback project skips it.
  */
-import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../src/native.js";
-import { examplesOf, runnableJs } from "./helpers/doc-blocks.js";
+import { examplesOf, runExample } from "./helpers/doc-blocks.js";
 
 const PAGE = readFileSync(join(PACKAGE_ROOT, "docs", "agent-host.md"), "utf8");
 const examples = examplesOf(PACKAGE_ROOT, "docs/agent-host.md");
@@ -26,12 +25,7 @@ describe("docs/agent-host.md", () => {
   for (const example of examples) {
     it.runIf(native)(`${example.where} prints what its // => comments say`, () => {
       const leftBefore = readdirSync(tmpdir()).filter((n) => n.startsWith("agent-host-"));
-      const run = spawnSync(process.execPath, ["--input-type=module"], {
-        cwd: PACKAGE_ROOT,
-        encoding: "utf8",
-        input: runnableJs(example),
-        env: { ...process.env, GITHUB_TOKEN: "host-token-never-passed" },
-      });
+      const run = runExample(example, { GITHUB_TOKEN: "host-token-never-passed" });
       expect(run.stderr).toBe("");
       expect(run.status).toBe(0);
       expect(run.stdout.trimEnd().split("\n")).toEqual(example.expected);

@@ -18,7 +18,6 @@
  * (`error` is unknown), and 17 of the other examples used names they never
  * defined (`runtime`, `runId`, `env`, `workdir`…), so none of them ran.
  */
-import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,7 +25,7 @@ import ts from "typescript";
 import { afterAll, describe, expect, it } from "vitest";
 import { cgroupSupport, pidNamespaceSupport, sandboxSupport } from "../src/index.js";
 import { PACKAGE_ROOT } from "../src/native.js";
-import { documentationPages, type Example, examplesOf, runnableJs } from "./helpers/doc-blocks.js";
+import { documentationPages, type Example, examplesOf, runExample } from "./helpers/doc-blocks.js";
 
 const pages = documentationPages(PACKAGE_ROOT);
 const examples = pages.flatMap((page) => examplesOf(PACKAGE_ROOT, page));
@@ -113,12 +112,7 @@ describe("documentation examples", () => {
     it.runIf(native)(`${example.where} runs and prints what its // => comments say`, (context) => {
       const reason = cannotRun(example);
       if (reason !== undefined) context.skip(`not run here: ${reason}`);
-      const run = spawnSync(process.execPath, ["--input-type=module"], {
-        cwd: PACKAGE_ROOT,
-        encoding: "utf8",
-        input: runnableJs(example),
-        env: { ...process.env, NO_COLOR: "1" },
-      });
+      const run = runExample(example, { NO_COLOR: "1" });
       expect(run.stderr).toBe("");
       expect(run.status).toBe(0);
       if (example.expected.length > 0) {

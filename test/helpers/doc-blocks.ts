@@ -1,6 +1,8 @@
+import { type SpawnSyncReturns, spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
+import { PACKAGE_ROOT } from "../../src/native.js";
 
 /**
  * The fenced code blocks of a Markdown page, with their language, the words
@@ -99,4 +101,17 @@ export function runnableJs(example: { readonly code: string; readonly lang: stri
       verbatimModuleSyntax: false,
     },
   }).outputText;
+}
+
+/** Runs the example as a module from the package's root, `env` added to this process's. */
+export function runExample(
+  example: { readonly code: string; readonly lang: string },
+  env: NodeJS.ProcessEnv,
+): SpawnSyncReturns<string> {
+  return spawnSync(process.execPath, ["--input-type=module"], {
+    cwd: PACKAGE_ROOT,
+    encoding: "utf8",
+    input: runnableJs(example),
+    env: { ...process.env, ...env },
+  });
 }
