@@ -5,6 +5,7 @@
  * the failure from it, reports when the child was killed, and ends a capture
  * a daemon holds after the grace. It never signals for an ending itself.
  */
+import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import type { EndingRecord } from "../../src/spawn/deadline-plan.js";
 import type { Engine, EngineChild, EngineExit } from "../../src/spawn/engine.js";
@@ -130,5 +131,78 @@ describe("Subprocess ending bookkeeping", () => {
     const result = await run;
     expect(calls).toEqual(["endNow", "endCaptureAtExit"]);
     expect(result).toMatchObject({ failure: "timeout", killedAt: KILLED_AT });
+  });
+});
+
+describe("an exit that arrives after the grace (the fallback: this thread reads the pipe)", () => {
+  it("ends the output a daemon holds at that exit, with what was read", async () => {
+    // The engine does not capture: the Subprocess reads a stream a daemon keeps
+    // open. The grace passes with the leader still there (its exit is held
+    // back until the grace timer has run: the order a busy loop may give the
+    // fallback, whose SIGKILL and exit event race the grace timer), then the
+    // leader exits. Without the capture's end being remembered at the grace,
+    // the run would wait for the daemon's stream to end: here, never.
+    const stdout = new PassThrough();
+    let deliver!: (exit: EngineExit) => void;
+    let graceOver!: () => void;
+    const afterGrace = new Promise<void>((resolve) => {
+      graceOver = resolve;
+    });
+    const engine: Engine = {
+      native: false,
+      start(_request, onExit): EngineChild {
+        deliver = onExit;
+        return {
+          pid: 4242,
+          streams: [null, stdout, null],
+          captured: [],
+          takeOver: () => null,
+          kill: () => 0,
+          killGroup: () => 0,
+          endNow: () => ({ byDeadline: false, leaderRunning: true, at: KILLED_AT }),
+          ending: () => ({ byDeadline: true, leaderRunning: true, at: KILLED_AT }),
+          // Called by the grace timer: the exit is not known yet.
+          endCaptureAtExit: () => graceOver(),
+          ref: () => {},
+          unref: () => {},
+        };
+      },
+    };
+    const run = new Subprocess(
+      engine,
+      {
+        file: "/bin/sh",
+        argv: ["sh"],
+        entries: [],
+        cwd: undefined,
+        stdio: ["ignore", "pipe", "ignore"],
+        setsid: false,
+        setpgroup: true,
+      },
+      {
+        encoding: "utf8",
+        buffer: true,
+        maxBuffer: 1024,
+        timeout: 5,
+        killSignal: 15,
+        killGraceMs: 5,
+        signal: undefined,
+        reject: false,
+        input: undefined,
+        ownGroup: true,
+        ref: true,
+      },
+    );
+    stdout.write("daemon pid\n");
+    await afterGrace;
+    deliver({ exitCode: null, signal: "SIGKILL", resourceUsage: null });
+    const result = await run;
+    expect(result).toMatchObject({
+      failure: "timeout",
+      signal: "SIGKILL",
+      stdout: "daemon pid\n",
+      killedAt: KILLED_AT,
+    });
+    expect(stdout.destroyed).toBe(true);
   });
 });
