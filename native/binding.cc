@@ -46,6 +46,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
               Napi::Function::New(env, DebugRefuseClone3Pidfd, "debugRefuseClone3Pidfd"));
   exports.Set("debugRefuseHelperExec",
               Napi::Function::New(env, DebugRefuseHelperExec, "debugRefuseHelperExec"));
+  exports.Set("debugHoldWatchdogLaunch",
+              Napi::Function::New(env, DebugHoldWatchdogLaunch, "debugHoldWatchdogLaunch"));
   exports.Set("setDumpable", Napi::Function::New(env, SetDumpable, "setDumpable"));
   exports.Set("dumpable", Napi::Function::New(env, Dumpable, "dumpable"));
   InitChildWatch(env, exports);

@@ -8,6 +8,7 @@
 #include "core/clone3.h"
 #include "core/deadline_keeper.h"
 #include "core/reap.h"
+#include "core/watchdog.h"
 #include "system_error.h"
 #include "watch_state.h"
 
@@ -69,6 +70,19 @@ Napi::Value DebugRefuseHelperExec(const Napi::CallbackInfo& info) {
       ThrowTypeError(info.Env(), usage);
     }
     set_helper_exec_refusal(static_cast<int>(error), static_cast<int>(count));
+    return info.Env().Undefined();
+  });
+}
+
+Napi::Value DebugHoldWatchdogLaunch(const Napi::CallbackInfo& info) {
+  return Marshal(info, [&] {
+    const char* usage = "debugHoldWatchdogLaunch(count): count must be an integer 0-3";
+    if (info.Length() != 1 || !info[0].IsNumber()) ThrowTypeError(info.Env(), usage);
+    double count = info[0].As<Napi::Number>().DoubleValue();
+    if (!(count >= 0 && count <= 3) || count != std::trunc(count)) {
+      ThrowTypeError(info.Env(), usage);
+    }
+    watchdog_hold_next_launches(static_cast<int>(count));
     return info.Env().Undefined();
   });
 }

@@ -7,7 +7,9 @@
 // clone3 calls that ask CLONE_PIDFD fail with EINVAL (core/clone3.h), and
 // debugCounters().clone3Children counts the children clone3 started;
 // debugRefuseHelperExec(errno, count): the first count of each exec helper
-// start's exec attempts fail with errno (core/child_path.h).
+// start's exec attempts fail with errno (core/child_path.h);
+// debugHoldWatchdogLaunch(n): the next n watchdog launches hold their thread
+// right after the spawn, for good (core/watchdog.h).
 #pragma once
 
 #include <napi.h>
@@ -18,6 +20,7 @@ Napi::Value DebugCounters(const Napi::CallbackInfo& info);
 Napi::Value DebugRefuseNotifies(const Napi::CallbackInfo& info);
 Napi::Value DebugRefuseClone3Pidfd(const Napi::CallbackInfo& info);
 Napi::Value DebugRefuseHelperExec(const Napi::CallbackInfo& info);
+Napi::Value DebugHoldWatchdogLaunch(const Napi::CallbackInfo& info);
 // True (once per refusal asked for) when the next call is to be refused; any thread.
 bool DebugRefuseNotify();
 

@@ -385,6 +385,11 @@ export interface NativeBinding {
    */
   debugRefuseHelperExec?(errno: number, count: number): void;
   /**
+   * For tests: the next `count` (0-3) watchdog launches each hold the thread that made them
+   * right after the watchdog's spawn, forever (the test then SIGKILLs the host).
+   */
+  debugHoldWatchdogLaunch?(count: number): void;
+  /**
    * Asks for the host's event loop to wait for exits (true) or for the addon's
    * own thread (false); call before the first spawn. Returns what is used.
    */

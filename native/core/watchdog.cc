@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <mutex>
@@ -44,6 +45,17 @@ const char* failed_call = nullptr;
 // watchdog's pidfd and acts on the watchdog's exit only while its generation
 // is still the current one.
 uint32_t generation = 0;
+std::atomic<int> holds{0};  // watchdog_hold_next_launches
+
+// The test hold: blocks this thread for good when one was asked for.
+void hold_if_asked() {
+  int left = holds.load(std::memory_order_relaxed);
+  while (left > 0) {
+    if (holds.compare_exchange_weak(left, left - 1, std::memory_order_relaxed)) {
+      for (;;) poll(nullptr, 0, -1);
+    }
+  }
+}
 
 // "+1234\n" / "-1234\n"; write(2) of one line, retried on EINTR.
 int send_line(char op, pid_t pgid) {
@@ -104,7 +116,50 @@ int send_cgroup_to_new(const std::string& path) {
 
 bool monitor_start(int pidfd, uint32_t watched);
 
-// Starts a watchdog and registers every live group with it. Caller holds the mutex.
+// The bytes of the replay of every live registration ("+<pgid>\n" lines, then
+// "=<path>\n" lines).
+size_t replay_bytes() {
+  size_t bytes = 0;
+  for (pid_t group : groups) {
+    bytes += 2;  // the op and the newline
+    for (unsigned long value = static_cast<unsigned long>(group);; value /= 10) {
+      ++bytes;
+      if (value < 10) break;
+    }
+  }
+  for (const std::string& path : cgroups) bytes += path.size() + 2;
+  return bytes;
+}
+
+// Writes the replay into the new pipe before its reader exists, as far as it
+// fits (the pipe is grown to the replay's size when the kernel allows it):
+// so a watchdog that runs knows every live registration from its start, and
+// a host SIGKILLed the moment after the spawn still takes its steps along.
+// Sets *groups_sent and *cgroups_sent to what went in; 0 or -errno.
+int prefill_locked(size_t* groups_sent, size_t* cgroups_sent) {
+  *groups_sent = 0;
+  *cgroups_sent = 0;
+  const size_t bytes = replay_bytes();
+  const int capacity = fcntl(write_fd, F_GETPIPE_SZ);
+  if (capacity >= 0 && bytes > static_cast<size_t>(capacity) && bytes <= INT_MAX) {
+    fcntl(write_fd, F_SETPIPE_SZ, static_cast<int>(bytes));  // refused: the rest waits
+  }
+  for (pid_t group : groups) {
+    int err = send_line('+', group);
+    if (err == -EAGAIN) return 0;
+    if (err < 0) return err;
+    ++*groups_sent;
+  }
+  for (const std::string& path : cgroups) {
+    int err = send_cgroup(path);
+    if (err == -EAGAIN) return 0;
+    if (err < 0) return err;
+    ++*cgroups_sent;
+  }
+  return 0;
+}
+
+// Starts a watchdog that knows every live registration. Caller holds the mutex.
 int launch_locked() {
   int fds[2];
   int err = make_pipe(fds);
@@ -131,6 +186,16 @@ int launch_locked() {
   }
   for (std::string& arg : program_argv) argv.push_back(arg.data());
   argv.push_back(nullptr);
+  write_fd = fds[1];
+  size_t groups_sent = 0;
+  size_t cgroups_sent = 0;
+  err = prefill_locked(&groups_sent, &cgroups_sent);
+  if (err < 0) {
+    close_fd(fds[0]);
+    close_fd(fds[1]);
+    write_fd = -1;
+    return err;
+  }
   char* envp[] = {nullptr};
   int stdio[3] = {fds[0], -1, -1};
   SpawnRequest request;
@@ -146,9 +211,11 @@ int launch_locked() {
   close_fd(fds[0]);
   if (err < 0) {
     close_fd(fds[1]);
+    write_fd = -1;
     failed_call = "posix_spawn";
     return err;
   }
+  hold_if_asked();
   // If the watchdog ever dies before the host, the reaper collects it. Without
   // a pidfd (pidfd_open failed) it would stay a zombie until the host exits.
   int pidfd = open_pidfd(pid);
@@ -163,7 +230,6 @@ int launch_locked() {
       watch = -1;  // no reaper (so no pinned library): no monitor thread either
     }
   }
-  write_fd = fds[1];
   watchdog_pid = pid;
   watchdog_pidfd = own;
   ++generation;
@@ -171,12 +237,13 @@ int launch_locked() {
   // a host SIGKILLed meanwhile would leave its steps running (docs/spawn.md).
   // Without the thread a dead watchdog is still replaced at the next registration.
   if (watch >= 0 && !monitor_start(watch, generation)) close_fd(watch);
-  for (pid_t group : groups) {
-    err = send_line_to_new('+', group);
+  // What did not fit in the pipe before the spawn: the watchdog reads now.
+  for (size_t i = groups_sent; i < groups.size(); ++i) {
+    err = send_line_to_new('+', groups[i]);
     if (err < 0) return err;
   }
-  for (const std::string& path : cgroups) {
-    err = send_cgroup_to_new(path);
+  for (size_t i = cgroups_sent; i < cgroups.size(); ++i) {
+    err = send_cgroup_to_new(cgroups[i]);
     if (err < 0) return err;
   }
   return 0;
@@ -354,6 +421,8 @@ bool watchdog_fire(pid_t pgid) {
   send_or_relaunch_locked('-', pgid);
   return true;
 }
+
+void watchdog_hold_next_launches(int count) { holds.store(count, std::memory_order_relaxed); }
 
 bool child_has_exited(pid_t pid) {
   siginfo_t info{};

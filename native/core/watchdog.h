@@ -19,8 +19,11 @@
 // A group id is safe to signal only while its leader is unreaped (a zombie
 // pins the id): callers release a group BEFORE they reap its leader. If the
 // watchdog dies early (a step of the same uid can kill it), a monitor thread
-// that polls a duplicate of its pidfd starts a new one at once and registers
-// every live group again (a write that meets EPIPE first does the same).
+// that polls a duplicate of its pidfd starts a new one at once (a write that
+// meets EPIPE first does the same). Every live registration is written into
+// the new pipe before the new watchdog is spawned (the pipe grown to fit when
+// the kernel allows; what does not fit follows, the watchdog reading), so a
+// watchdog that runs knows them from its start.
 // The host's end of the pipe is O_NONBLOCK: a registration never waits for
 // the watchdog on the JavaScript thread. A watchdog that leaves a whole pipe
 // of lines unread (a same-uid step can SIGSTOP it) is SIGKILLed through its
@@ -70,6 +73,12 @@ void watchdog_release(pid_t pgid);
 // before the leader is reaped (a host environment that ends while the child
 // runs, or a child the host abandons). Returns whether it was registered.
 bool watchdog_fire(pid_t pgid);
+
+// For tests: the next `count` watchdog launches (0-3) each hold the thread
+// that made them right after the watchdog was spawned, forever (the test
+// SIGKILLs the host): a host killed at that moment shows what the new
+// watchdog learnt from its start.
+void watchdog_hold_next_launches(int count);
 
 // True when `pid` (a child of this process) has exited and waits to be
 // reaped, or can no longer be waited for; false while it runs. Does not reap

@@ -20,31 +20,35 @@ import { constants as osConstants } from "node:os";
 import { systemError } from "../errors.js";
 
 /**
- * Reads registrations until EOF, then kills what is left. Each live group is
+ * Reads registrations until EOF, then kills what is left. The registrations
+ * come from its arguments first (the fallback's replay of the live groups,
+ * known from the exec on), then one per line of stdin. Each live group is
  * one shell variable `g_<pgid>` (set on "+", unset on "-": constant time
- * whatever the number of live groups); at EOF `set` lists them. A line that
- * is not "+" or "-" and digits is ignored, so nothing but a number reaches
- * `eval`. A line "=/path" registers a cgroup (native/core/cgroup.h: the
- * host's sub-tree of contained steps), kept in `c` one per line and never
- * evaluated: at EOF each is killed whole (cgroup.kill) and removed with the
- * step cgroups in it once their processes are gone (rmdir is refused while a
- * process is left, so it is tried again every 20 ms, for 4 s at most: a
- * shell has no event to wait on). Then the groups, listed with globbing off.
- * Terminal and hang-up signals are ignored (it has no terminal; its only job
- * is to outlive the host by the moment it takes to kill); SIGTERM and
- * SIGKILL still stop it.
+ * whatever the number of live groups); at EOF `set` lists them. A
+ * registration that is not "+" or "-" and digits is ignored, so nothing but
+ * a number reaches `eval`. A line "=/path" registers a cgroup
+ * (native/core/cgroup.h: the host's sub-tree of contained steps), kept in
+ * `c` one per line and never evaluated: at EOF each is killed whole
+ * (cgroup.kill) and removed with the step cgroups in it once their
+ * processes are gone (rmdir is refused while a process is left, so it is
+ * tried again every 20 ms, for 4 s at most: a shell has no event to wait
+ * on). Then the groups, listed with globbing off. Terminal and hang-up
+ * signals are ignored (it has no terminal; its only job is to outlive the
+ * host by the moment it takes to kill); SIGTERM and SIGKILL still stop it.
  */
 export const WATCHDOG_SCRIPT = `trap '' HUP INT QUIT TSTP TTIN TTOU PIPE
 c=
-while IFS= read -r m; do
-  case $m in =/*) c="$c\${m#=}
-"; continue ;; esac
-  case \${m#?} in '' | *[!0-9]*) continue ;; esac
-  case $m in
-    +*) eval "g_\${m#+}=1" ;;
-    -*) unset "g_\${m#-}" ;;
+note() {
+  case $1 in =/*) c="$c\${1#=}
+"; return ;; esac
+  case \${1#?} in '' | *[!0-9]*) return ;; esac
+  case $1 in
+    +*) eval "g_\${1#+}=1" ;;
+    -*) unset "g_\${1#-}" ;;
   esac
-done
+}
+for m in "$@"; do note "$m"; done
+while IFS= read -r m; do note "$m"; done
 printf %s "$c" | while IFS= read -r r; do
   echo 1 > "$r/cgroup.kill"
   i=0
@@ -68,6 +72,30 @@ export const WATCHDOG_PROGRAM: { readonly file: string; readonly argv: readonly 
     file: "/bin/sh",
     argv: Object.freeze([WATCHDOG_ARGV0, "-c", WATCHDOG_SCRIPT]),
   });
+
+/**
+ * The bytes of arguments a replay may take: each costs its length, a NUL
+ * and a pointer. Far below the 128 KiB floor of ARG_MAX (with the script,
+ * some 3 KiB, and an empty environment): some 3,800 live groups.
+ */
+export const REPLAY_ARGUMENT_BYTES = 64 * 1024;
+
+/** Splits the live groups between the arguments (first) and the pipe. */
+export function splitReplay(groups: readonly number[]): {
+  inArguments: string[];
+  onPipe: number[];
+} {
+  const inArguments: string[] = [];
+  let bytes = 0;
+  let i = 0;
+  for (; i < groups.length; i++) {
+    const argument = `+${groups[i]}`;
+    bytes += argument.length + 1 + 8;
+    if (bytes > REPLAY_ARGUMENT_BYTES) break;
+    inArguments.push(argument);
+  }
+  return { inArguments, onPipe: groups.slice(i) };
+}
 
 /** The fallback engine's watchdog: the same script, started with child_process. */
 export class FallbackWatchdog {
@@ -98,7 +126,13 @@ export class FallbackWatchdog {
   #start(): void {
     // child_process reports a failed exec only later, through "error": check first, loudly.
     accessSync(WATCHDOG_PROGRAM.file, constants.X_OK);
-    const child = spawnChild(WATCHDOG_PROGRAM.file, WATCHDOG_PROGRAM.argv.slice(1), {
+    // The live groups go in as arguments, so a watchdog that runs knows them
+    // from its start: a host SIGKILLed the moment after this spawn, before
+    // any write, still takes its steps along. What exceeds the argument
+    // budget follows on the pipe.
+    const replay = splitReplay([...this.#groups]);
+    const argv = [...WATCHDOG_PROGRAM.argv.slice(1), WATCHDOG_ARGV0, ...replay.inArguments];
+    const child = spawnChild(WATCHDOG_PROGRAM.file, argv, {
       argv0: WATCHDOG_ARGV0,
       stdio: ["pipe", "ignore", "ignore"],
       detached: true,
@@ -121,7 +155,7 @@ export class FallbackWatchdog {
     child.unref();
     (child.stdin as unknown as { unref?: () => void }).unref?.();
     this.#child = child;
-    this.#send([...this.#groups].map((g) => `+${g}\n`).join(""));
+    this.#send(replay.onPipe.map((g) => `+${g}\n`).join(""));
   }
 
   #restart(): void {

@@ -776,6 +776,34 @@ export const MUTANTS = [
     tests: ["test/spawn/sandbox-symlink-swap.test.ts"],
   },
   // --- containment in a cgroup (native/core/cgroup.h) ---
+  // --- steps end with their host: the watchdog's replay ---
+  {
+    name: "watchdog-replay-before-spawn",
+    control: "Steps end with their host",
+    file: "native/core/watchdog.cc",
+    search: "err = prefill_locked(&groups_sent, &cgroups_sent);",
+    replace: "err = 0;",
+    native: true,
+    tests: ["test/spawn/watchdog.test.ts"],
+  },
+  {
+    name: "watchdog-fallback-replay-in-arguments",
+    control: "Steps end with their host",
+    file: "src/spawn/watchdog.ts",
+    search: "const replay = splitReplay([...this.#groups]);",
+    replace: "const replay = { inArguments: [] as string[], onPipe: [...this.#groups] };",
+    native: false,
+    tests: ["test/spawn/watchdog.test.ts"],
+  },
+  {
+    name: "watchdog-arguments-registered",
+    control: "Steps end with their host",
+    file: "src/spawn/watchdog.ts",
+    search: 'for m in "$@"; do note "$m"; done',
+    replace: ":",
+    native: false,
+    tests: ["test/spawn/watchdog-script.test.ts", "test/spawn/watchdog.test.ts"],
+  },
   {
     name: "cgroup-child-created-inside",
     control: CGROUP,

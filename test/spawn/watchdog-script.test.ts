@@ -13,7 +13,13 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { WATCHDOG_PROGRAM, WATCHDOG_SCRIPT } from "../../src/spawn/watchdog.js";
+import fc from "fast-check";
+import {
+  REPLAY_ARGUMENT_BYTES,
+  splitReplay,
+  WATCHDOG_PROGRAM,
+  WATCHDOG_SCRIPT,
+} from "../../src/spawn/watchdog.js";
 import { eventually, isRunning } from "../fixtures/process-state.js";
 
 const leaders: ChildProcess[] = [];
@@ -28,9 +34,16 @@ function groupLeader(): number {
   return leader.pid!;
 }
 
-/** Runs the script with `input` as its whole stdin; resolves when it exits. */
-function runScript(input: string): { status: number | null; stderr: string } {
-  const run = spawnSync(WATCHDOG_PROGRAM.file, WATCHDOG_PROGRAM.argv.slice(1), {
+/** Runs the script with `input` as its whole stdin (and `args` as the fallback's replay). */
+function runScript(
+  input: string,
+  args: readonly string[] = [],
+): { status: number | null; stderr: string } {
+  const argv = [
+    ...WATCHDOG_PROGRAM.argv.slice(1),
+    ...(args.length > 0 ? ["exactspawn-watchdog", ...args] : []),
+  ];
+  const run = spawnSync(WATCHDOG_PROGRAM.file, argv, {
     input,
     encoding: "utf8",
     env: {},
@@ -80,7 +93,48 @@ describe("the watchdog script", () => {
     expect(runScript(input)).toEqual({ status: 0, stderr: "" });
   });
 
+  it("takes its arguments as registrations before its stdin, by the same rule (the fallback's replay)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "exactspawn-wdscript-"));
+    try {
+      const marker = join(dir, "marker");
+      const [kept, released] = [groupLeader(), groupLeader()];
+      const run = runScript(`-${released}\n`, [
+        `+${kept}`,
+        `+${released}`,
+        `+1;touch ${marker}`,
+        "hello",
+      ]);
+      expect(run).toEqual({ status: 0, stderr: "" });
+      expect(await eventually(() => !isRunning(kept))).toBe(true);
+      expect(isRunning(released)).toBe(true);
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("is the script the program runs", () => {
     expect(WATCHDOG_PROGRAM.argv).toEqual(["exactspawn-watchdog", "-c", WATCHDOG_SCRIPT]);
+  });
+});
+
+describe("the fallback's replay split", () => {
+  const cost = (argument: string) => argument.length + 1 + 8;
+  it("keeps every group, in order, arguments first, within the budget, and fills the budget", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 4_194_304 }), { maxLength: 9000 }),
+        (groups) => {
+          const { inArguments, onPipe } = splitReplay(groups);
+          expect([...inArguments.map((a) => Number(a.slice(1))), ...onPipe]).toEqual(groups);
+          expect(inArguments.every((a) => /^\+\d+$/.test(a))).toBe(true);
+          const used = inArguments.reduce((sum, a) => sum + cost(a), 0);
+          expect(used).toBeLessThanOrEqual(REPLAY_ARGUMENT_BYTES);
+          if (onPipe.length > 0)
+            expect(used + cost(`+${onPipe[0]}`)).toBeGreaterThan(REPLAY_ARGUMENT_BYTES);
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 });

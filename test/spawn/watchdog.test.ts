@@ -18,10 +18,14 @@
  * reap in the exit watch (the steered pid-reuse test), the group kill at
  * environment teardown (the worker test), and the monitor thread that
  * replaces a dead watchdog at once (the step-kills-its-watchdog test: with
- * the old watchdog.cc no replacement appeared).
+ * the old watchdog.cc no replacement appeared). The replay written before
+ * the replacement's spawn (native) and passed as its arguments (fallback)
+ * are rows of test/mutants/table.mjs; the held-replacement test was red on
+ * both engines before them (the CI failure of stop 40).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import {
+  existsSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -47,6 +51,7 @@ import {
 
 const root = resolve(import.meta.dirname, "../..");
 const dist = pathToFileURL(join(root, "dist/index.js")).href;
+const nativeDist = pathToFileURL(join(root, "dist/native.js")).href;
 let dir: string;
 // Every process a test starts or learns of, recorded while it runs: afterEach
 // kills what is left, and "gone" means gone for that process, not its pid.
@@ -92,14 +97,34 @@ const THREE_SLEEPS = "for i in 1 2 3; do sleep 1000 & mark $!; done";
  * then, on SIGUSR2, ends as `ending` says ("wait": stays until the test
  * kills it). On SIGWINCH it runs one more (short) step.
  */
-function hostSource(id: string, steps: readonly Step[], ending: Ending, quietStdout = false) {
+interface HostOptions {
+  /** Report on stderr and close stdout (the stdout-EOF test). */
+  readonly quietStdout?: boolean;
+  /**
+   * After the report, the next watchdog the host starts (the replacement of
+   * the one a test kills) holds the thread that started it right after its
+   * spawn, forever: on the fallback a wrapped child_process.spawn writes
+   * `held` and blocks the JavaScript thread; on the native engine the addon's
+   * debugHoldWatchdogLaunch blocks the launching thread.
+   */
+  readonly holdReplacement?: boolean;
+  /** The host's engine; undefined: the vitest project's (the host inherits EXACTSPAWN_NATIVE). */
+  readonly engine?: "native" | "fallback";
+}
+
+function hostSource(
+  id: string,
+  steps: readonly Step[],
+  ending: Ending,
+  { quietStdout = false, holdReplacement = false }: HostOptions = {},
+) {
   const files = steps.map((_, i) => join(dir, `${id}-step${i}`));
   const commands = steps.map(
     (step, i) =>
       `mark() { echo "$1" >> ${JSON.stringify(files[i])}; }; ${step.body}; mark $$; echo ready >> ${JSON.stringify(files[i])}; wait`,
   );
   return `
-    import { readFileSync, existsSync, closeSync, writeSync } from "node:fs";
+    import { readFileSync, existsSync, closeSync, writeFileSync, writeSync } from "node:fs";
     const { createRuntime } = await import(${JSON.stringify(dist)});
     const runtime = createRuntime({ parentEnv: { PATH: process.env.PATH } });
     const commands = ${JSON.stringify(commands)};
@@ -123,6 +148,27 @@ function hostSource(id: string, steps: readonly Step[], ending: Ending, quietStd
       if (ending === "throw") setTimeout(() => { throw new Error("host failure"); }, 0);
     });
     process.on("SIGWINCH", () => { runtime.bash("true").catch(() => {}); });
+    if (${JSON.stringify(holdReplacement)}) {
+      const held = ${JSON.stringify(join(dir, `${id}-held`))};
+      if (!(await import(${JSON.stringify(nativeDist)})).nativeStatus().loaded) {
+        const { createRequire, syncBuiltinESMExports } = await import("node:module");
+        const childProcess = createRequire(import.meta.url)("node:child_process");
+        const spawnChild = childProcess.spawn;
+        childProcess.spawn = (...args) => {
+          const child = spawnChild(...args);
+          if (args[2]?.argv0 === "exactspawn-watchdog") {
+            writeFileSync(held, "held");
+            Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+          }
+          return child;
+        };
+        syncBuiltinESMExports();
+      } else {
+        const { nativeBinding } = await import(${JSON.stringify(nativeDist)});
+        nativeBinding().debugHoldWatchdogLaunch(1);
+        writeFileSync(held, "held");
+      }
+    }
     const line = "REPORT " + JSON.stringify({ pid: process.pid, steps }) + "\\n";
     ${quietStdout ? "writeSync(2, line); closeSync(1);" : "writeSync(1, line);"}
     setInterval(() => {}, 1000);
@@ -134,13 +180,20 @@ interface Host {
   readonly report: Promise<{ pid: number; steps: number[][] }>;
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   readonly stdoutEnded: Promise<void>;
+  /** Written by a host with `holdReplacement` once the hold is armed (native) or reached (fallback). */
+  readonly heldFile: string;
 }
 
-function startHost(steps: readonly Step[], ending: Ending, quietStdout = false): Host {
+function startHost(steps: readonly Step[], ending: Ending, options: HostOptions = {}): Host {
+  const quietStdout = options.quietStdout ?? false;
   const id = Math.random().toString(36).slice(2);
   const file = join(dir, `host-${id}.mjs`);
-  writeFileSync(file, hostSource(id, steps, ending, quietStdout));
-  const child = spawn(process.execPath, [file], { stdio: ["ignore", "pipe", "pipe"] });
+  writeFileSync(file, hostSource(id, steps, ending, options));
+  const env =
+    options.engine === undefined
+      ? process.env
+      : { ...process.env, EXACTSPAWN_NATIVE: options.engine === "native" ? "required" : "0" };
+  const child = spawn(process.execPath, [file], { stdio: ["ignore", "pipe", "pipe"], env });
   if (child.pid !== undefined) record([child.pid]);
   let out = "";
   let err = "";
@@ -171,7 +224,7 @@ function startHost(steps: readonly Step[], ending: Ending, quietStdout = false):
     child.once("exit", (code, signal) => r({ code, signal })),
   );
   const stdoutEnded = new Promise<void>((r) => child.stdout!.once("end", () => r()));
-  return { child, report, exited, stdoutEnded };
+  return { child, report, exited, stdoutEnded, heldFile: join(dir, `${id}-held`) };
 }
 
 /**
@@ -313,7 +366,7 @@ describe("a bash step ends with its host (cleanup, the runtime.bash default)", (
   it("the host's parent reads EOF on the host's stdout while the watchdog runs", async () => {
     // The host closes its stdout after reporting on stderr and stays alive; the
     // step's output is captured, so only the watchdog could keep the pipe open.
-    const host = startHost([{ body: THREE_SLEEPS }], "wait", true);
+    const host = startHost([{ body: THREE_SLEEPS }], "wait", { quietStdout: true });
     const { pid, steps } = await host.report;
     const watchdogs = watchdogsOf(pid);
     expect(watchdogs).toHaveLength(1);
@@ -381,6 +434,34 @@ describe("a bash step ends with its host (cleanup, the runtime.bash default)", (
     await host.exited;
     expect(await allGone(steps[0]!)).toBe(true);
   });
+
+  // Both engines from the native project (the mutant runner runs that one only).
+  const engines = [
+    ...(nativeStatus().loaded ? (["native"] as const) : []),
+    ...(["fallback"] as const),
+  ];
+  for (const engine of engines) {
+    it(`a replacement watchdog knows every live group from its start: a host SIGKILLed before it wrote a line still takes the step (${engine})`, async () => {
+      // The CI failure of stop 40: the test saw the new watchdog and SIGKILLed
+      // the host before the host had written the live groups to it, so the new
+      // one read EOF knowing nothing. Here the host's thread that started the
+      // replacement is held right after its spawn, so that window is always hit.
+      const host = startHost([{ body: THREE_SLEEPS }], "wait", { holdReplacement: true, engine });
+      const { pid, steps } = await host.report;
+      const [first] = watchdogsOf(pid);
+      expect(first).toBeDefined();
+      record([first!]);
+      signalSeen(seenByPid.get(first!));
+      const replaced = await eventually(() => {
+        const now = watchdogsOf(pid);
+        return now.length === 1 && now[0] !== first && existsSync(host.heldFile);
+      });
+      expect(replaced).toBe(true);
+      host.child.kill("SIGKILL");
+      await host.exited;
+      expect(await allGone(steps[0]!)).toBe(true);
+    });
+  }
 
   it("a watchdog the step kills is replaced at once: a host SIGKILLed next still takes the step (issue 21, finding 10)", async () => {
     // The step finds its watchdog among its parent's children (as `pgrep -P $PPID` would) and
