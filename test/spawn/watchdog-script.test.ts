@@ -12,8 +12,8 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
 import fc from "fast-check";
+import { afterEach, describe, expect, it } from "vitest";
 import {
   REPLAY_ARGUMENT_BYTES,
   splitReplay,

@@ -181,7 +181,7 @@ interface Host {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   readonly stdoutEnded: Promise<void>;
   /** Written by a host with `holdReplacement` once the hold is armed (native) or reached (fallback). */
-  readonly heldFile: string;
+  readonly heldFile?: string;
 }
 
 function startHost(steps: readonly Step[], ending: Ending, options: HostOptions = {}): Host {
@@ -454,7 +454,7 @@ describe("a bash step ends with its host (cleanup, the runtime.bash default)", (
       signalSeen(seenByPid.get(first!));
       const replaced = await eventually(() => {
         const now = watchdogsOf(pid);
-        return now.length === 1 && now[0] !== first && existsSync(host.heldFile);
+        return now.length === 1 && now[0] !== first && existsSync(host.heldFile!);
       });
       expect(replaced).toBe(true);
       host.child.kill("SIGKILL");
