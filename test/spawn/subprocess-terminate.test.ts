@@ -8,8 +8,32 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import type { EndingRecord } from "../../src/spawn/deadline-plan.js";
-import type { Engine, EngineChild, EngineExit } from "../../src/spawn/engine.js";
-import { Subprocess } from "../../src/spawn/subprocess.js";
+import type { Engine, EngineChild, EngineExit, EngineRequest } from "../../src/spawn/engine.js";
+import { type RunPolicy, Subprocess } from "../../src/spawn/subprocess.js";
+
+/** The leader the fake-engine tests start: sh in a group of its own, stdout piped. */
+const SH_REQUEST: EngineRequest = {
+  file: "/bin/sh",
+  argv: ["sh"],
+  entries: [],
+  cwd: undefined,
+  stdio: ["ignore", "pipe", "ignore"],
+  setsid: false,
+  setpgroup: true,
+};
+
+/** Their policy but for the timeout and the signal: a 5 ms grace after SIGTERM, output captured. */
+const POLICY: Omit<RunPolicy, "timeout" | "signal"> = {
+  encoding: "utf8",
+  buffer: true,
+  maxBuffer: 1024,
+  killSignal: 15,
+  killGraceMs: 5,
+  reject: false,
+  input: undefined,
+  ownGroup: true,
+  ref: true,
+};
 
 const KILLED_AT = 1_700_000_000_123.5;
 
@@ -57,28 +81,11 @@ function fakeRun(records: ReadonlyArray<EndingRecord | null>, options: { abortAt
   const controller = new AbortController();
   const run = new Subprocess(
     engine,
+    { ...SH_REQUEST, capture: { slots: [1], maxBuffer: 1024 } },
     {
-      file: "/bin/sh",
-      argv: ["sh"],
-      entries: [],
-      cwd: undefined,
-      stdio: ["ignore", "pipe", "ignore"],
-      setsid: false,
-      setpgroup: true,
-      capture: { slots: [1], maxBuffer: 1024 },
-    },
-    {
-      encoding: "utf8",
-      buffer: true,
-      maxBuffer: 1024,
+      ...POLICY,
       timeout: options.abortAt === undefined ? 5 : undefined,
-      killSignal: 15,
-      killGraceMs: 5,
       signal: options.abortAt === undefined ? undefined : controller.signal,
-      reject: false,
-      input: undefined,
-      ownGroup: true,
-      ref: true,
     },
   );
   if (options.abortAt !== undefined) setTimeout(() => controller.abort(), options.abortAt);
@@ -168,31 +175,7 @@ describe("an exit that arrives after the grace (the fallback: this thread reads 
         };
       },
     };
-    const run = new Subprocess(
-      engine,
-      {
-        file: "/bin/sh",
-        argv: ["sh"],
-        entries: [],
-        cwd: undefined,
-        stdio: ["ignore", "pipe", "ignore"],
-        setsid: false,
-        setpgroup: true,
-      },
-      {
-        encoding: "utf8",
-        buffer: true,
-        maxBuffer: 1024,
-        timeout: 5,
-        killSignal: 15,
-        killGraceMs: 5,
-        signal: undefined,
-        reject: false,
-        input: undefined,
-        ownGroup: true,
-        ref: true,
-      },
-    );
+    const run = new Subprocess(engine, SH_REQUEST, { ...POLICY, timeout: 5, signal: undefined });
     stdout.write("daemon pid\n");
     await afterGrace;
     deliver({ exitCode: null, signal: "SIGKILL", resourceUsage: null });
